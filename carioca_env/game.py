@@ -1,0 +1,808 @@
+"""The game state of Argentine Carioca: deals, turns, legal moves, and their effects.
+
+:class:`Game` plays a whole game of the deals in :class:`GameConfig` (the seven
+contracts by default).  The player to act calls :meth:`Game.legal_moves` and
+:meth:`Game.apply`; an illegal move raises :class:`IllegalMoveError` naming the ruling.
+Deals follow one another by themselves: the discard that closes a deal scores it (R14)
+and deals the next one; a deal cancelled for an empty stock (R13) is dealt again.
+
+Dealing (R2, R3): the deck is dealt one card at a time starting with the seat after the
+dealer, ``hand_size`` rounds; the next card is turned up as the first discard; the rest,
+in deck order, is the stock (the next card of the deck is the stock's top).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from carioca_env.cards import (
+    DECK_SIZE,
+    JOKER,
+    NUM_CARD_TYPES,
+    card_str,
+    cards_of,
+    counts_of,
+    deck_counts,
+    full_deck,
+    hand_penalty,
+)
+from carioca_env.errors import (
+    IllegalMoveError,
+    InvalidConfigError,
+    MisdealError,
+    RecordError,
+)
+from carioca_env.melds import End, Meld, MeldKind, TableMeld, check_opening_meld
+from carioca_env.moves import Move, MoveKind, parse_move
+from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
+
+RECORD_FORMAT = "carioca-game-record"
+RECORD_VERSION = 1
+
+
+class Phase(Enum):
+    """The phase of the turn of the player to act.
+
+    DRAW: take the top stock card or the top discard (R7).
+    PLAY: after drawing: open, lay off or swap (as the player may), or discard.
+    DISCARD: after opening this turn only the discard remains (R8).
+    GAME_OVER: the last deal has been scored; nobody acts.
+    """
+
+    DRAW = "draw"
+    PLAY = "play"
+    DISCARD = "discard"
+    GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Rule options of a game (all defaults are the guide's full game).
+
+    Attributes:
+        num_players: 2, 3 or 4 individual players (guide §01).
+        deals: the contracts to play, in order; default the seven deals 1..7 (guide §03).
+            ``(3,)`` plays contract 3 alone, so agents can be compared per contract.
+    """
+
+    num_players: int = 2
+    deals: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, int) or not 2 <= self.num_players <= 4:
+            raise InvalidConfigError(
+                f"num_players must be 2, 3 or 4 (Carioca is for 2-4 players), got {self.num_players!r}"
+            )
+        deals = tuple(self.deals)
+        if not deals or any(d not in CONTRACTS for d in deals):
+            raise InvalidConfigError(
+                f"deals must be a non-empty sequence of contract numbers 1..7, got {self.deals!r}"
+            )
+        object.__setattr__(self, "deals", deals)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (used in records)."""
+        d = asdict(self)
+        d["deals"] = list(self.deals)
+        return d
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> GameConfig:
+        """Inverse of :meth:`to_dict`."""
+        return GameConfig(num_players=d["num_players"], deals=tuple(d["deals"]))
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """How one deal ended.
+
+    Attributes:
+        deal: the contract number.
+        dealer: the dealer's seat.
+        closer: the seat whose discard emptied its hand, or -1 for a cancelled deal.
+        scores: penalty of each seat in this deal (zeros when cancelled, R13).
+        cancelled: the deal was cancelled for an empty stock and dealt again (R13).
+        turns: turns played in the deal.
+    """
+
+    deal: int
+    dealer: int
+    closer: int
+    scores: tuple[int, ...]
+    cancelled: bool
+    turns: int
+
+
+@dataclass(frozen=True)
+class PublicEvent:
+    """Something every seat saw happen: ``kind`` is a move kind's name or ``"recycle"``.
+
+    ``card`` is the card shown (discarded, taken from the discard pile, laid off,
+    swapped in) or -1 when nothing was shown (a stock draw); ``text`` is the move's
+    notation.
+    """
+
+    seat: int
+    kind: str
+    card: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Exactly what one seat may know (its own hand, the table and the public history).
+
+    Attributes:
+        seat: the viewing seat.
+        num_players: players at the table.
+        hand: the seat's own cards, sorted (card types, repeats for copies).
+        hand_counts: the same as 53 counts.
+        hand_sizes: how many cards each seat holds.
+        table: the melds on the table, per owner seat, as immutable :class:`Meld` values.
+        opened: which seats have laid their contract.
+        discard_pile: the discard pile from bottom to top.
+        stock_size: cards left in the stock.
+        picked_from_discard: per seat, the cards it took from the discard pile this deal.
+        known_cards: per seat, cards it surely holds because it took them from the
+            discard pile and has not since shown a card of that type (counts).
+        history: the public events of this deal, in order.
+        current_player: the seat to act.
+        phase: the phase of the turn.
+        dealer: this deal's dealer.
+        deal: the contract number being played.
+        contract: what it requires.
+        deal_index: position of this deal in the game's list of deals.
+        turn: turns completed in this deal.
+        deal_results: results of the deals played so far.
+        totals: accumulated penalty per seat.
+        game_over: whether the game is over.
+    """
+
+    seat: int
+    num_players: int
+    hand: tuple[int, ...]
+    hand_counts: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    table: tuple[tuple[Meld, ...], ...]
+    opened: tuple[bool, ...]
+    discard_pile: tuple[int, ...]
+    stock_size: int
+    picked_from_discard: tuple[tuple[int, ...], ...]
+    known_cards: tuple[tuple[int, ...], ...]
+    history: tuple[PublicEvent, ...]
+    current_player: int
+    phase: Phase
+    dealer: int
+    deal: int
+    contract: Contract
+    deal_index: int
+    turn: int
+    deal_results: tuple[DealResult, ...]
+    totals: tuple[int, ...]
+    game_over: bool
+
+    @property
+    def top_discard(self) -> int:
+        """The top discard, or -1 if the pile is empty."""
+        return self.discard_pile[-1] if self.discard_pile else -1
+
+
+def validate_deck(deck: Sequence[int]) -> None:
+    """Raise :class:`MisdealError` unless ``deck`` is a permutation of the 108 cards (R1, R16)."""
+    if len(deck) != DECK_SIZE:
+        raise MisdealError(
+            f"a deck must hold {DECK_SIZE} cards (two 52-card packs and 4 jokers), got {len(deck)}"
+        )
+    if any(not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES for c in deck):
+        raise MisdealError("a deck holds card types 0..52 only")
+    have, want = counts_of(deck), deck_counts()
+    wrong = [f"{card_str(c)} x{have[c]} (want {want[c]})" for c in range(NUM_CARD_TYPES) if have[c] != want[c]]
+    if wrong:
+        raise MisdealError(
+            "the deck is not a permutation of the 108 cards: " + ", ".join(wrong[:6])
+            + (" ..." if len(wrong) > 6 else "")
+        )
+
+
+def stack_deck(
+    hands: Sequence[Sequence[int]],
+    upcard: int,
+    stock_top: Sequence[int] = (),
+    dealer: int = -1,
+) -> list[int]:
+    """Build a deck that deals the given hands, upcard and stock top (for tests and puzzles).
+
+    ``hands[s]`` is seat ``s``'s hand (every hand of the deal's size); ``stock_top`` are the
+    first stock cards in draw order; the remaining cards follow in a fixed order.
+    ``dealer`` is the seat that deals (needed to map seats to dealing order; default the
+    last seat, so seat 0 is dealt first).
+
+    Raises:
+        MisdealError: the cards asked for are not all in the 108-card deck.
+    """
+    n = len(hands)
+    if dealer < 0:
+        dealer = n - 1
+    sizes = {len(h) for h in hands}
+    if len(sizes) != 1:
+        raise MisdealError(f"every hand must have the same size, got sizes {sorted(sizes)}")
+    size = sizes.pop()
+    remaining = deck_counts()
+    for c in [c for h in hands for c in h] + [upcard] + list(stock_top):
+        if remaining[c] == 0:
+            raise MisdealError(f"too many copies of {card_str(c)} asked for the deck")
+        remaining[c] -= 1
+    deck: list[int] = []
+    order = [(dealer + 1 + i) % n for i in range(n)]
+    for r in range(size):
+        for seat in order:
+            deck.append(hands[seat][r])
+    deck.append(upcard)
+    deck.extend(stock_top)
+    deck.extend(cards_of(remaining))
+    return deck
+
+
+@dataclass
+class _DealStart:
+    """How the first deal is made: from the game's generator, or a given deck and dealer."""
+
+    deck: list[int] | None = None
+    dealer: int | None = None
+
+
+class Game:
+    """A game of Carioca: state, legal moves and their application.
+
+    Create one with ``Game(config, seed)`` (dealer by lot and every shuffle from the
+    game's own ``random.Random(seed)``) or :meth:`from_deck` for a stacked first deal.
+    """
+
+    def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
+        self._setup(config or GameConfig(), seed, _DealStart())
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def from_deck(
+        cls,
+        deck: Sequence[int],
+        dealer: int,
+        config: GameConfig | None = None,
+        seed: int = 0,
+    ) -> Game:
+        """A game whose first deal is dealt from ``deck`` by ``dealer`` (R16 checks the deck).
+
+        Later deals (and any reshuffle) come from the game's generator seeded by ``seed``.
+
+        Raises:
+            MisdealError: the deck is not a permutation of the 108 cards.
+            InvalidConfigError: the dealer is not a seat.
+        """
+        cfg = config or GameConfig()
+        validate_deck(deck)
+        if not isinstance(dealer, int) or not 0 <= dealer < cfg.num_players:
+            raise InvalidConfigError(f"dealer must be a seat 0..{cfg.num_players - 1}, got {dealer!r}")
+        game = cls.__new__(cls)
+        game._setup(cfg, seed, _DealStart(list(deck), dealer))
+        return game
+
+    def _setup(self, config: GameConfig, seed: int, start: _DealStart) -> None:
+        if not isinstance(seed, int):
+            raise InvalidConfigError(f"seed must be an int, got {seed!r}")
+        self.config = config
+        self.seed = seed
+        self.num_players = config.num_players
+        self.rng = random.Random(seed)
+        self._start = start
+        self.moves: list[Move] = []
+        self.deal_results: list[DealResult] = []
+        self.totals = [0] * self.num_players
+        self.deal_index = 0
+        self.winners: tuple[int, ...] = ()
+        self._legal: dict[Phase, Callable[[], list[Move]]] = {
+            Phase.DRAW: self._legal_draw,
+            Phase.PLAY: self._legal_play,
+            Phase.DISCARD: self._legal_discard,
+            Phase.GAME_OVER: lambda: [],
+        }
+        self._apply: dict[Phase, Callable[[Move], None]] = {
+            Phase.DRAW: self._apply_draw,
+            Phase.PLAY: self._apply_play,
+            Phase.DISCARD: self._apply_discard_phase,
+            Phase.GAME_OVER: self._apply_game_over,
+        }
+        self._play_moves: dict[MoveKind, Callable[[Move], None]] = {
+            MoveKind.OPEN: self._do_open,
+            MoveKind.LAY_OFF: self._do_lay_off,
+            MoveKind.SWAP: self._do_swap,
+            MoveKind.DISCARD: self._do_discard,
+        }
+        if start.dealer is not None:
+            self.dealer = start.dealer
+        else:
+            self.dealer = self.rng.randrange(self.num_players)  # R2: first dealer by lot
+        self.first_dealer = self.dealer
+        self._deal(start.deck)
+
+    # ------------------------------------------------------------------ dealing
+
+    @property
+    def contract(self) -> Contract:
+        """The contract of the deal being played."""
+        return CONTRACTS[self.config.deals[self.deal_index]]
+
+    @property
+    def deal_number(self) -> int:
+        """The contract number (1..7) of the deal being played."""
+        return self.config.deals[self.deal_index]
+
+    def _deal(self, deck: list[int] | None) -> None:
+        if deck is None:
+            deck = full_deck()
+            self.rng.shuffle(deck)
+        n = self.num_players
+        size = self.contract.hand_size  # R3
+        hands = [[0] * NUM_CARD_TYPES for _ in range(n)]
+        pos = 0
+        for _ in range(size):
+            for i in range(n):
+                hands[(self.dealer + 1 + i) % n][deck[pos]] += 1
+                pos += 1
+        self.hands = hands
+        self.hand_sizes = [size] * n
+        self.discard = [deck[pos]]
+        self.stock = deck[pos + 1:][::-1]  # top of the stock is the list's end
+        self.table: list[list[TableMeld]] = [[] for _ in range(n)]
+        self.opened = [False] * n
+        self.picked = [[] for _ in range(n)]
+        self.known = [[0] * NUM_CARD_TYPES for _ in range(n)]
+        self.history: list[PublicEvent] = []
+        self.turn = 0
+        self.current = (self.dealer + 1) % n  # R2: the player after the dealer starts
+        self.phase = Phase.DRAW
+        self.drawn_card = -1
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def current_player(self) -> int:
+        """The seat to act (meaningless once the game is over)."""
+        return self.current
+
+    @property
+    def game_over(self) -> bool:
+        """Whether the last deal has been scored (R15)."""
+        return self.phase is Phase.GAME_OVER
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock."""
+        return len(self.stock)
+
+    @property
+    def top_discard(self) -> int:
+        """The top discard, or -1 when the pile is empty (only after a discard draw)."""
+        return self.discard[-1] if self.discard else -1
+
+    def hand(self, seat: int) -> list[int]:
+        """The cards of ``seat``'s hand, sorted (card types, repeats for copies)."""
+        return cards_of(self.hands[seat])
+
+    def table_melds(self) -> list[list[Meld]]:
+        """The melds on the table as immutable values, per owner seat."""
+        return [[m.snapshot() for m in melds] for melds in self.table]
+
+    @property
+    def deal_scores(self) -> list[tuple[int, ...]]:
+        """Scores of each completed (not cancelled) deal, in order (R14)."""
+        return [r.scores for r in self.deal_results if not r.cancelled]
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the player to act, each distinct move once."""
+        return self._legal[self.phase]()
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal now (validated directly, like :meth:`apply`)."""
+        try:
+            self._check(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know: its own hand, the table and the public history only."""
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        return PlayerView(
+            seat=seat,
+            num_players=self.num_players,
+            hand=tuple(cards_of(self.hands[seat])),
+            hand_counts=tuple(self.hands[seat]),
+            hand_sizes=tuple(self.hand_sizes),
+            table=tuple(tuple(m.snapshot() for m in melds) for melds in self.table),
+            opened=tuple(self.opened),
+            discard_pile=tuple(self.discard),
+            stock_size=len(self.stock),
+            picked_from_discard=tuple(tuple(p) for p in self.picked),
+            known_cards=tuple(tuple(k) for k in self.known),
+            history=tuple(self.history),
+            current_player=self.current,
+            phase=self.phase,
+            dealer=self.dealer,
+            deal=self.deal_number,
+            contract=self.contract,
+            deal_index=self.deal_index,
+            turn=self.turn,
+            deal_results=tuple(self.deal_results),
+            totals=tuple(self.totals),
+            game_over=self.game_over,
+        )
+
+    # ------------------------------------------------------------------ legal moves
+
+    def _legal_draw(self) -> list[Move]:
+        moves = []
+        if self.stock:
+            moves.append(Move.draw_stock())
+        if self.discard:
+            moves.append(Move.draw_discard())
+        return moves
+
+    def _legal_discard(self) -> list[Move]:
+        counts = self.hands[self.current]
+        return [Move.discard(c) for c in range(NUM_CARD_TYPES) if counts[c]]
+
+    def _legal_play(self) -> list[Move]:
+        seat = self.current
+        counts = self.hands[seat]
+        moves: list[Move] = []
+        if not self.opened[seat]:
+            moves.extend(Move.open(o) for o in enumerate_openings(counts, self.contract))
+        elif self.hand_sizes[seat] >= 2:  # R10: a lay-off or swap must leave a card
+            for owner, melds in enumerate(self.table):
+                for index, meld in enumerate(melds):
+                    for card, ends in meld.layoff_cards().items():
+                        if counts[card]:
+                            moves.extend(Move.lay_off(card, owner, index, e) for e in ends)
+                    swaps = meld.joker_swaps()
+                    if swaps:
+                        ends = meld.open_ends()
+                        for card in dict.fromkeys(swaps):
+                            if counts[card]:
+                                moves.extend(Move.swap(card, owner, index, e) for e in ends)
+        moves.extend(self._legal_discard())
+        return moves
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the player to act.
+
+        Raises:
+            IllegalMoveError: the move is not legal now; the message names the rule.
+        """
+        self._apply[self.phase](move)
+        self.moves.append(move)
+
+    def push(self, text: str) -> Move:
+        """Parse a move's notation and apply it; returns the move."""
+        move = parse_move(text)
+        self.apply(move)
+        return move
+
+    def _check(self, move: Move) -> None:
+        """Validate ``move`` without changing anything (raises IllegalMoveError)."""
+        probe = self._CHECKERS.get((self.phase, move.kind))
+        if probe is None:
+            raise self._wrong_phase(move)
+        probe(self, move)
+
+    def _wrong_phase(self, move: Move) -> IllegalMoveError:
+        allowed = {
+            Phase.DRAW: "draw from the stock or take the top discard",
+            Phase.PLAY: "open, lay off or swap as allowed, or discard",
+            Phase.DISCARD: "only discard: the opening turn allows nothing else",
+            Phase.GAME_OVER: "nothing: the game is over",
+        }[self.phase]
+        rule = {Phase.DRAW: "R7", Phase.PLAY: "R7", Phase.DISCARD: "R8", Phase.GAME_OVER: "R15"}[self.phase]
+        return IllegalMoveError(
+            f"'{move}' is not allowed in phase {self.phase.value} of seat {self.current}; "
+            f"the player may {allowed}",
+            rule,
+        )
+
+    # draw phase
+    def _check_draw(self, move: Move) -> None:
+        if move.kind is MoveKind.DRAW_STOCK and not self.stock:
+            raise IllegalMoveError("the stock is empty", "R13")
+        if move.kind is MoveKind.DRAW_DISCARD and not self.discard:
+            raise IllegalMoveError("the discard pile is empty", "R7")
+
+    def _apply_draw(self, move: Move) -> None:
+        if move.kind not in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD):
+            raise self._wrong_phase(move)
+        self._check_draw(move)
+        seat = self.current
+        if move.kind is MoveKind.DRAW_STOCK:
+            card = self.stock.pop()
+            self.history.append(PublicEvent(seat, "DRAW_STOCK", -1, "draw stock"))
+        else:
+            card = self.discard.pop()
+            self.picked[seat].append(card)
+            self.known[seat][card] += 1
+            self.history.append(PublicEvent(seat, "DRAW_DISCARD", card, "draw discard"))
+        self.hands[seat][card] += 1
+        self.hand_sizes[seat] += 1
+        self.drawn_card = card
+        self.phase = Phase.PLAY
+
+    # play phase
+    def _apply_play(self, move: Move) -> None:
+        handler = self._play_moves.get(move.kind)
+        if handler is None:
+            raise self._wrong_phase(move)
+        handler(move)
+
+    def _apply_discard_phase(self, move: Move) -> None:
+        if move.kind is not MoveKind.DISCARD:
+            raise self._wrong_phase(move)
+        self._do_discard(move)
+
+    def _apply_game_over(self, move: Move) -> None:
+        raise self._wrong_phase(move)
+
+    def _need_cards(self, seat: int, cards: Sequence[int], what: str) -> None:
+        counts = self.hands[seat]
+        need = counts_of(cards)
+        for c, k in enumerate(need):
+            if k and counts[c] < k:
+                raise IllegalMoveError(
+                    f"{what} needs {k}x {card_str(c)} but seat {seat} holds {counts[c]}", "R7"
+                )
+
+    def _check_open(self, move: Move) -> None:
+        seat = self.current
+        if self.opened[seat]:
+            raise IllegalMoveError(
+                f"seat {seat} has already opened; no new melds may be laid after opening", "R9"
+            )
+        if not meld_kinds_match(move.melds, self.contract):
+            raise IllegalMoveError(
+                f"'{move}' does not match the contract {self.contract}; the whole contract "
+                f"must be laid at once, no part alone and no extra meld",
+                "R6",
+            )
+        if move.melds != tuple(sorted(move.melds)):
+            raise IllegalMoveError(f"'{move}' lists its melds out of canonical order", "R6")
+        for meld in move.melds:
+            check_opening_meld(meld)
+        cards = [c for m in move.melds for c in m.cards]
+        self._need_cards(seat, cards, f"'{move}'")
+        if self.hand_sizes[seat] - len(cards) < 1:
+            raise IllegalMoveError("the opening must leave a card for the discard", "R10")
+
+    def _do_open(self, move: Move) -> None:
+        self._check_open(move)
+        seat = self.current
+        for meld in move.melds:
+            for c in meld.cards:
+                self._remove(seat, c)
+            self.table[seat].append(TableMeld(meld, seat))
+        self.opened[seat] = True
+        self.history.append(PublicEvent(seat, "OPEN", -1, str(move)))
+        self.phase = Phase.DISCARD  # R8: nothing else on the opening turn
+
+    def _target(self, move: Move) -> TableMeld:
+        if not 0 <= move.owner < self.num_players or not 0 <= move.index < len(self.table[move.owner]):
+            raise IllegalMoveError(
+                f"there is no meld {move.owner}.{move.index} on the table "
+                f"(melds per seat: {[len(t) for t in self.table]})",
+                "R9",
+            )
+        return self.table[move.owner][move.index]
+
+    def _check_after_opening(self, move: Move) -> TableMeld:
+        seat = self.current
+        if not self.opened[seat]:
+            raise IllegalMoveError(
+                f"seat {seat} has not opened and may not lay off or swap before laying the whole contract",
+                "R9" if move.kind is MoveKind.LAY_OFF else "R11",
+            )
+        meld = self._target(move)
+        if self.hands[seat][move.card] == 0:
+            raise IllegalMoveError(f"seat {seat} holds no {card_str(move.card)}", "R7")
+        if self.hand_sizes[seat] < 2:
+            raise IllegalMoveError(
+                "melding may never empty the hand: one card must remain for the discard", "R10"
+            )
+        return meld
+
+    def _check_lay_off(self, move: Move) -> None:
+        meld = self._check_after_opening(move)
+        ends = meld.layoff_cards().get(move.card, ())
+        if move.end not in ends:
+            where = "" if move.end is None else f" at the {move.end} end"
+            raise IllegalMoveError(
+                f"{card_str(move.card)} cannot be laid off on '{meld.snapshot()}'{where}: "
+                f"a trio takes its rank or a joker (no end), a run the next card or a joker at an open end",
+                "R9" if meld.kind is MeldKind.TRIO or move.card == JOKER else "R4",
+            )
+
+    def _do_lay_off(self, move: Move) -> None:
+        self._check_lay_off(move)
+        seat = self.current
+        self._remove(seat, move.card)
+        self.table[move.owner][move.index].lay_off(move.card, move.end)
+        self.history.append(PublicEvent(seat, "LAY_OFF", move.card, str(move)))
+
+    def _check_swap(self, move: Move) -> None:
+        meld = self._check_after_opening(move)
+        if meld.kind is MeldKind.TRIO:
+            raise IllegalMoveError("jokers in trios are never moved", "R11")
+        if move.card not in meld.joker_swaps():
+            raise IllegalMoveError(
+                f"no joker in '{meld.snapshot()}' stands for {card_str(move.card)}", "R11"
+            )
+        if move.end not in meld.open_ends():
+            raise IllegalMoveError(
+                f"the joker cannot move to the {move.end} end of '{meld.snapshot()}' "
+                f"(open ends: {[str(e) for e in meld.open_ends()]})",
+                "R11",
+            )
+
+    def _do_swap(self, move: Move) -> None:
+        self._check_swap(move)
+        seat = self.current
+        self._remove(seat, move.card)
+        self.table[move.owner][move.index].swap(move.card, move.end)  # type: ignore[arg-type]
+        self.history.append(PublicEvent(seat, "SWAP", move.card, str(move)))
+
+    def _check_discard(self, move: Move) -> None:
+        if not 0 <= move.card < NUM_CARD_TYPES or self.hands[self.current][move.card] == 0:
+            raise IllegalMoveError(
+                f"seat {self.current} holds no {card_str(move.card) if 0 <= move.card < NUM_CARD_TYPES else move.card} to discard",
+                "R7",
+            )
+
+    def _do_discard(self, move: Move) -> None:
+        self._check_discard(move)
+        seat = self.current
+        self._remove(seat, move.card)
+        self.discard.append(move.card)
+        self.history.append(PublicEvent(seat, "DISCARD", move.card, str(move)))
+        self.turn += 1
+        if self.hand_sizes[seat] == 0:  # R10: the discard that empties the hand closes
+            self._close_deal(seat)
+        else:
+            self.current = (seat + 1) % self.num_players
+            self.phase = Phase.DRAW
+            self._start_turn()
+
+    def _remove(self, seat: int, card: int) -> None:
+        self.hands[seat][card] -= 1
+        self.hand_sizes[seat] -= 1
+        if self.known[seat][card]:
+            self.known[seat][card] -= 1
+
+    # ------------------------------------------------------------------ deal flow
+
+    def _start_turn(self) -> None:
+        """R13: an empty stock is rebuilt from the discards under the top one, or the deal is cancelled."""
+        if self.stock:
+            return
+        if len(self.discard) <= 1:
+            self.deal_results.append(
+                DealResult(self.deal_number, self.dealer, -1, (0,) * self.num_players, True, self.turn)
+            )
+            self._deal(None)  # same contract, same dealer, a full reshuffle
+            return
+        top = self.discard.pop()
+        recycled = self.discard
+        self.rng.shuffle(recycled)
+        self.stock = recycled
+        self.discard = [top]
+        self.history.append(PublicEvent(self.current, "recycle", -1, f"recycle {len(recycled)}"))
+
+    def _close_deal(self, closer: int) -> None:
+        scores = tuple(0 if s == closer else hand_penalty(self.hands[s]) for s in range(self.num_players))
+        self.deal_results.append(DealResult(self.deal_number, self.dealer, closer, scores, False, self.turn))
+        for s, p in enumerate(scores):
+            self.totals[s] += p
+        if self.deal_index + 1 < len(self.config.deals):
+            self.deal_index += 1
+            self.dealer = (self.dealer + 1) % self.num_players  # R2: the deal passes on
+            self._deal(None)
+        else:
+            best = min(self.totals)
+            self.winners = tuple(s for s, t in enumerate(self.totals) if t == best)  # R15
+            self.phase = Phase.GAME_OVER
+
+    _CHECKERS: dict[tuple[Phase, MoveKind], Callable[[Game, Move], None]] = {
+        (Phase.DRAW, MoveKind.DRAW_STOCK): _check_draw,
+        (Phase.DRAW, MoveKind.DRAW_DISCARD): _check_draw,
+        (Phase.PLAY, MoveKind.OPEN): _check_open,
+        (Phase.PLAY, MoveKind.LAY_OFF): _check_lay_off,
+        (Phase.PLAY, MoveKind.SWAP): _check_swap,
+        (Phase.PLAY, MoveKind.DISCARD): _check_discard,
+        (Phase.DISCARD, MoveKind.DISCARD): _check_discard,
+    }
+
+    # ------------------------------------------------------------------ records
+
+    def to_record(self) -> dict[str, Any]:
+        """The game as a JSON-ready record: options, seed, first deal, moves in notation."""
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "moves": [str(m) for m in self.moves],
+            "totals": list(self.totals),
+        }
+        if self._start.deck is not None:
+            rec["deck"] = [card_str(c) for c in self._start.deck]
+            rec["dealer"] = self._start.dealer
+        return rec
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record into a game, checking every move and the stored totals.
+
+        Raises:
+            RecordError: the record is not a Carioca record, has another version, or a
+                move does not replay (the message names the move and the reason).
+        """
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise RecordError(f"not a Carioca game record (expected format {RECORD_FORMAT!r})")
+        if record.get("version") != RECORD_VERSION:
+            raise RecordError(
+                f"record version {record.get('version')!r} is not supported (this engine reads {RECORD_VERSION})"
+            )
+        try:
+            config = GameConfig.from_dict(record["config"])
+            seed = record["seed"]
+            moves = record["moves"]
+            if "deck" in record:
+                from carioca_env.cards import parse_card
+
+                deck = [parse_card(c) for c in record["deck"]]
+                game = cls.from_deck(deck, record["dealer"], config, seed)
+            else:
+                game = cls(config, seed)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"corrupt record header: {exc}") from exc
+        for i, text in enumerate(moves):
+            try:
+                game.push(text)
+            except (ValueError, TypeError) as exc:
+                raise RecordError(f"move {i + 1} {text!r} does not replay: {exc}") from exc
+        if "totals" in record and list(record["totals"]) != game.totals:
+            raise RecordError(
+                f"the record's totals {record['totals']} differ from the replayed totals {game.totals}"
+            )
+        return game
+
+    def save(self, path: str | Path) -> None:
+        """Write the record as JSON."""
+        Path(path).write_text(json.dumps(self.to_record()) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Game:
+        """Read and replay a JSON record written by :meth:`save`.
+
+        Raises:
+            RecordError: the file is not valid JSON or does not replay.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
+        return cls.from_record(data)
+

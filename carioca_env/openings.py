@@ -1,0 +1,174 @@
+"""Contracts and the exact enumeration of the openings a hand can lay.
+
+An opening is a multiset of opening melds (R5) matching the deal's contract (R6) whose
+cards the hand holds, leaving at least one card for the discard (R10).  Candidates are
+built per rank (trios: a multiset of 3 suits, or 2 suits and a joker, each suit at most
+as often as the hand holds it, two copies at most) and per suit and 4-card window of
+positions 1..14 (runs: no joker, or the joker in one of the 4 places).  Openings are
+then the combinations of candidates taken in non-decreasing candidate order, so each
+distinct opening is produced exactly once, whatever order its melds were chosen in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+
+from carioca_env.cards import JOKER, NUM_RANKS, NUM_SUITS
+from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, Meld, MeldKind, position_card
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What one deal requires (R6, guide §03).
+
+    Attributes:
+        number: the deal number 1..7.
+        trios: how many trios.
+        runs: how many runs.
+        hand_size: cards dealt to each player in this deal (R3).
+    """
+
+    number: int
+    trios: int
+    runs: int
+    hand_size: int
+
+    @property
+    def cards(self) -> int:
+        """Cards the contract lays: 3 per trio, 4 per run."""
+        return 3 * self.trios + RUN_SIZE * self.runs
+
+    def __str__(self) -> str:
+        parts = []
+        if self.trios:
+            parts.append(f"{self.trios} trio" + ("s" if self.trios > 1 else ""))
+        if self.runs:
+            parts.append(f"{self.runs} run" + ("s" if self.runs > 1 else ""))
+        return f"deal {self.number}: " + " + ".join(parts) + f" ({self.cards} cards)"
+
+
+#: The seven contracts in order (guide §03, R6); deals 1-6 deal 11 cards, deal 7 deals 12 (R3).
+CONTRACTS: dict[int, Contract] = {
+    1: Contract(1, 2, 0, 11),
+    2: Contract(2, 1, 1, 11),
+    3: Contract(3, 0, 2, 11),
+    4: Contract(4, 3, 0, 11),
+    5: Contract(5, 2, 1, 11),
+    6: Contract(6, 1, 2, 11),
+    7: Contract(7, 0, 3, 12),
+}
+
+_SUIT_MULTISETS_3 = tuple(combinations_with_replacement(range(NUM_SUITS), 3))
+_SUIT_MULTISETS_2 = tuple(combinations_with_replacement(range(NUM_SUITS), 2))
+
+
+def _fits(counts: Sequence[int], rank: int, suits: tuple[int, ...]) -> bool:
+    base = rank - 1
+    for s in set(suits):
+        if counts[s * NUM_RANKS + base] < suits.count(s):
+            return False
+    return True
+
+
+def trio_candidates(counts: Sequence[int]) -> list[Meld]:
+    """Every opening trio the hand can lay on its own, in a fixed order (R5)."""
+    jokers = counts[JOKER]
+    out: list[Meld] = []
+    for rank in range(1, NUM_RANKS + 1):
+        naturals = sum(counts[s * NUM_RANKS + rank - 1] for s in range(NUM_SUITS))
+        if naturals >= 3:
+            out.extend(Meld.trio(rank, ss) for ss in _SUIT_MULTISETS_3 if _fits(counts, rank, ss))
+        if naturals >= 2 and jokers:
+            out.extend(
+                Meld.trio(rank, ss, 1) for ss in _SUIT_MULTISETS_2 if _fits(counts, rank, ss)
+            )
+    return out
+
+
+def run_candidates(counts: Sequence[int]) -> list[Meld]:
+    """Every opening run the hand can lay on its own, in a fixed order (R4, R5)."""
+    jokers = counts[JOKER]
+    out: list[Meld] = []
+    for suit in range(NUM_SUITS):
+        have = [False] + [counts[position_card(suit, p)] > 0 for p in range(LOW_ACE, HIGH_ACE + 1)]
+        for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):
+            missing = [p for p in range(lo, lo + RUN_SIZE) if not have[p]]
+            if not missing:
+                out.append(Meld.run(suit, lo))
+                if jokers:
+                    out.extend(Meld.run(suit, lo, RUN_SIZE, (p,)) for p in range(lo, lo + RUN_SIZE))
+            elif len(missing) == 1 and jokers:
+                out.append(Meld.run(suit, lo, RUN_SIZE, (missing[0],)))
+    return out
+
+
+def _take(counts: list[int], meld: Meld) -> bool:
+    """Remove the meld's cards from ``counts``; undo and return False if they are not there."""
+    taken = []
+    for c in meld.cards:
+        if counts[c] == 0:
+            for t in taken:
+                counts[t] += 1
+            return False
+        counts[c] -= 1
+        taken.append(c)
+    return True
+
+
+def _give(counts: list[int], meld: Meld) -> None:
+    for c in meld.cards:
+        counts[c] += 1
+
+
+def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Meld, ...]]:
+    """All distinct openings of ``contract`` the hand can lay, each exactly once.
+
+    Each opening is a tuple of melds, trios first, in canonical order (the order of
+    :class:`~carioca_env.moves.Move`'s ``melds``).  An opening must leave at least one
+    card in hand (R10).
+    """
+    hand_size = sum(counts)
+    if hand_size - contract.cards < 1:
+        return []
+    work = list(counts)
+    trios = trio_candidates(work) if contract.trios else []
+    if len(trios) < (1 if contract.trios else 0):
+        return []
+    runs = run_candidates(work) if contract.runs else []
+    if contract.runs and not runs:
+        return []
+    out: list[tuple[Meld, ...]] = []
+    chosen: list[Meld] = []
+    plan = [(trios, contract.trios), (runs, contract.runs)]
+
+    def pick(stage: int, need: int, start: int) -> None:
+        if need == 0:
+            if stage + 1 < len(plan):
+                pick(stage + 1, plan[stage + 1][1], 0)
+            else:
+                out.append(tuple(sorted(chosen)))
+            return
+        cands = plan[stage][0]
+        for i in range(start, len(cands)):
+            meld = cands[i]
+            if _take(work, meld):
+                chosen.append(meld)
+                pick(stage, need - 1, i)
+                chosen.pop()
+                _give(work, meld)
+
+    pick(0, plan[0][1], 0)
+    return out
+
+
+def can_open(counts: Sequence[int], contract: Contract) -> bool:
+    """Whether the hand holds at least one opening of ``contract``."""
+    return bool(enumerate_openings(counts, contract))
+
+
+def meld_kinds_match(melds: Sequence[Meld], contract: Contract) -> bool:
+    """Whether the melds are exactly the contract's trios and runs (R6)."""
+    trios = sum(1 for m in melds if m.kind is MeldKind.TRIO)
+    return trios == contract.trios and len(melds) - trios == contract.runs
