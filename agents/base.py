@@ -1,0 +1,32 @@
+"""The agent protocol shared by tournaments, the single-agent wrapper and ``carioca play``.
+
+An agent chooses a move from what its seat may know: the seat's
+:class:`~carioca_env.PlayerView` and the list of legal moves (which the engine derives
+from that same seat's hand and the public table).  It never receives the game itself,
+so it cannot read another hand or the stock order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from carioca_env import Move, PlayerView
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A Carioca player.
+
+    Attributes:
+        name: the spec the agent was built from (e.g. ``"heuristic"``).
+    """
+
+    name: str
+
+    def reset(self, seed: int) -> None:
+        """Start a new deal or game; all of the agent's randomness comes from ``seed``."""
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """Choose one of ``legal`` (never empty) for the seat of ``view``."""
+        ...

@@ -1,0 +1,1 @@
+"""Command-line experiments of carioca-env: demo, benchmarks, tournaments, play, training."""
