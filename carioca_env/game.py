@@ -151,6 +151,7 @@ class PlayerView:
         picked_from_discard: per seat, the cards it took from the discard pile this deal.
         known_cards: per seat, cards it surely holds because it took them from the
             discard pile and has not since shown a card of that type (counts).
+        discarded: per seat, counts of the cards it discarded this deal.
         history: the public events of this deal, in order.
         current_player: the seat to act.
         phase: the phase of the turn.
@@ -175,6 +176,7 @@ class PlayerView:
     stock_size: int
     picked_from_discard: tuple[tuple[int, ...], ...]
     known_cards: tuple[tuple[int, ...], ...]
+    discarded: tuple[tuple[int, ...], ...]
     history: tuple[PublicEvent, ...]
     current_player: int
     phase: Phase
@@ -363,6 +365,7 @@ class Game:
         self.opened = [False] * n
         self.picked = [[] for _ in range(n)]
         self.known = [[0] * NUM_CARD_TYPES for _ in range(n)]
+        self.discarded = [[0] * NUM_CARD_TYPES for _ in range(n)]
         self.history: list[PublicEvent] = []
         self.turn = 0
         self.current = (self.dealer + 1) % n  # R2: the player after the dealer starts
@@ -432,6 +435,7 @@ class Game:
             stock_size=len(self.stock),
             picked_from_discard=tuple(tuple(p) for p in self.picked),
             known_cards=tuple(tuple(k) for k in self.known),
+            discarded=tuple(tuple(d) for d in self.discarded),
             history=tuple(self.history),
             current_player=self.current,
             phase=self.phase,
@@ -676,6 +680,7 @@ class Game:
         seat = self.current
         self._remove(seat, move.card)
         self.discard.append(move.card)
+        self.discarded[seat][move.card] += 1
         self.history.append(PublicEvent(seat, "DISCARD", move.card, str(move)))
         self.turn += 1
         if self.hand_sizes[seat] == 0:  # R10: the discard that empties the hand closes

@@ -1,0 +1,171 @@
+"""Observations of ``carioca_v0``: one flat float32 array of named pieces, seen from one seat.
+
+Everything is computed from the seat's :class:`~carioca_env.PlayerView` (and the melds
+of an opening it is choosing), so nothing hidden from the seat can reach it.  Seats are
+ordered relative to the observer: its own seat first, then the others in play order.
+Card vectors have 53 entries in card-type order (``suit * 13 + rank - 1``, joker last).
+
+The layout for ``n`` players (``ObsLayout(n).table()`` gives the offsets; a test checks
+this table against the code):
+
+===============  ===============  ==========================================================
+piece            size             meaning
+===============  ===============  ==========================================================
+hand             53               own cards, count per type (0..2, jokers 0..4)
+top_discard      53               one-hot of the top discard (zeros if the pile is empty)
+discard_pile     53               count per type of the cards in the discard pile
+unseen           53               copies of each type the seat has not seen (not in its
+                                  hand, on the table or in the discard pile), 0..2 / 0..4
+discarded_by     n x 53           per seat (self first), cards it discarded this deal
+known_cards      (n-1) x 53       per opponent, cards it surely holds: taken from the
+                                  discard pile and not shown since
+melds            n x 3 x 49       per seat, per meld slot (in laying order): present,
+                                  is_run, trio rank one-hot (13), run suit one-hot (4),
+                                  run positions 1..14 held by naturals (14), run positions
+                                  filled by jokers (14), trio naturals / 8, trio jokers / 4
+opened           n                seat has laid its contract
+hand_sizes       n                cards held / 13
+totals           n                accumulated penalty / 100 (at most 100)
+contract         7                one-hot of the deal's contract number
+deal_index       1                position of the deal in the game / 7
+dealer           n                one-hot of the dealer (relative seat)
+stock_size       1                cards in the stock / 108
+turn             1                turns played in this deal / 100 (at most 100)
+phase            4                one-hot: draw, play, discard-only (after opening),
+                                  choosing an opening
+pending          53               cards of the opening melds chosen so far this turn
+pending_melds    1                melds chosen so far / 3
+===============  ===============  ==========================================================
+
+Sizes: 2 players 741, 3 players 998, 4 players 1,255.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from carioca_env.cards import JOKER, NUM_CARD_TYPES, deck_counts
+from carioca_env.game import Phase, PlayerView
+from carioca_env.melds import Meld, MeldKind
+
+MELD_SLOTS = 3
+#: every observation value lies in [0, OBS_HIGH]
+OBS_HIGH = 100.0
+MELD_FEATURES = 49
+NUM_CONTRACTS = 7
+
+_PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER: 0}
+_DECK = np.array(deck_counts(), dtype=np.float32)
+
+
+class ObsLayout:
+    """Named slices of the observation array for ``num_players`` seats."""
+
+    def __init__(self, num_players: int) -> None:
+        n = num_players
+        self.num_players = n
+        pieces: list[tuple[str, int, str]] = [
+            ("hand", NUM_CARD_TYPES, "own cards, count per type"),
+            ("top_discard", NUM_CARD_TYPES, "one-hot of the top discard"),
+            ("discard_pile", NUM_CARD_TYPES, "count per type in the discard pile"),
+            ("unseen", NUM_CARD_TYPES, "copies not seen by the seat"),
+            ("discarded_by", n * NUM_CARD_TYPES, "per seat, cards discarded this deal"),
+            ("known_cards", (n - 1) * NUM_CARD_TYPES, "per opponent, cards surely held"),
+            ("melds", n * MELD_SLOTS * MELD_FEATURES, "per seat and meld slot, the meld"),
+            ("opened", n, "seat has laid its contract"),
+            ("hand_sizes", n, "cards held / 13"),
+            ("totals", n, "accumulated penalty / 100"),
+            ("contract", NUM_CONTRACTS, "one-hot contract number"),
+            ("deal_index", 1, "deal position in the game / 7"),
+            ("dealer", n, "one-hot relative dealer"),
+            ("stock_size", 1, "stock / 108"),
+            ("turn", 1, "turns this deal / 100"),
+            ("phase", 4, "draw, play, discard-only, choosing an opening"),
+            ("pending", NUM_CARD_TYPES, "cards of the opening melds chosen so far"),
+            ("pending_melds", 1, "opening melds chosen so far / 3"),
+        ]
+        self.pieces = pieces
+        self.slices: dict[str, slice] = {}
+        start = 0
+        for name, size, _ in pieces:
+            self.slices[name] = slice(start, start + size)
+            start += size
+        self.size = start
+
+    def table(self) -> list[tuple[str, int, int, str]]:
+        """``(name, offset, size, meaning)`` for every piece, in order."""
+        return [(name, self.slices[name].start, size, meaning) for name, size, meaning in self.pieces]
+
+
+@lru_cache(maxsize=None)
+def obs_layout(num_players: int) -> ObsLayout:
+    """The (immutable, shared) layout for ``num_players`` seats."""
+    return ObsLayout(num_players)
+
+
+def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
+    out[base] = 1.0
+    if meld.kind is MeldKind.TRIO:
+        out[base + 2 + meld.key - 1] = 1.0
+        jokers = meld.cards.count(JOKER)
+        out[base + 47] = (len(meld.cards) - jokers) / 8.0
+        out[base + 48] = jokers / 4.0
+        return
+    out[base + 1] = 1.0
+    out[base + 15 + meld.key] = 1.0
+    for i, c in enumerate(meld.cards):
+        # positions 1..14 -> offsets 0..13 of the natural / joker blocks
+        out[base + (33 if c == JOKER else 19) + meld.lo + i - 1] = 1.0
+
+
+def encode_observation(view: PlayerView, pending: Sequence[Meld] = ()) -> np.ndarray:
+    """The observation array of ``view``'s seat (``pending``: opening melds chosen so far)."""
+    n = view.num_players
+    layout = obs_layout(n)
+    s = layout.slices
+    out = np.zeros(layout.size, dtype=np.float32)
+    seat = view.seat
+    order = [(seat + k) % n for k in range(n)]
+
+    hand = np.asarray(view.hand_counts, dtype=np.float32)
+    out[s["hand"]] = hand
+    if view.discard_pile:
+        out[s["top_discard"].start + view.discard_pile[-1]] = 1.0
+    pile = np.bincount(view.discard_pile, minlength=NUM_CARD_TYPES).astype(np.float32)
+    out[s["discard_pile"]] = pile
+    table_counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
+    for melds in view.table:
+        for meld in melds:
+            for c in meld.cards:
+                table_counts[c] += 1.0
+    out[s["unseen"]] = _DECK - hand - pile - table_counts
+    out[s["discarded_by"]] = np.asarray([view.discarded[q] for q in order], dtype=np.float32).ravel()
+    if n > 1:
+        out[s["known_cards"]] = np.asarray(
+            [view.known_cards[q] for q in order[1:]], dtype=np.float32
+        ).ravel()
+    mbase = s["melds"].start
+    for k, q in enumerate(order):
+        for j, meld in enumerate(view.table[q][:MELD_SLOTS]):
+            _encode_meld(out, mbase + (k * MELD_SLOTS + j) * MELD_FEATURES, meld)
+    for k, q in enumerate(order):
+        out[s["opened"].start + k] = float(view.opened[q])
+        out[s["hand_sizes"].start + k] = view.hand_sizes[q] / 13.0
+        out[s["totals"].start + k] = min(view.totals[q] / 100.0, OBS_HIGH)
+    out[s["contract"].start + view.deal - 1] = 1.0
+    out[s["deal_index"].start] = view.deal_index / 7.0
+    out[s["dealer"].start + (view.dealer - seat) % n] = 1.0
+    out[s["stock_size"].start] = view.stock_size / 108.0
+    out[s["turn"].start] = min(view.turn / 100.0, OBS_HIGH)
+    phase = 3 if pending else _PHASE_INDEX[view.phase]
+    out[s["phase"].start + phase] = 1.0
+    if pending:
+        p = s["pending"].start
+        for meld in pending:
+            for c in meld.cards:
+                out[p + c] += 1.0
+        out[s["pending_melds"].start] = len(pending) / 3.0
+    return out

@@ -1,0 +1,193 @@
+"""A Gymnasium single-agent view of ``carioca_v0`` for stable-baselines3 / sb3-contrib.
+
+One learning seat acts; the other seats are played by given policies inside ``step``.
+An opponent policy is any of:
+
+- a callable ``policy(observation, action_mask) -> action id`` (numpy arrays in, int out);
+- an agent with ``act(view, legal_moves) -> Move`` (the :mod:`agents` protocol), which
+  plays from its own seat's :class:`~carioca_env.PlayerView` only;
+- ``None``: uniformly random over the mask (the default).
+
+Rewards, terminations and truncations are always the learner's own.  The mask is given
+by :meth:`CariocaSingleAgentEnv.action_masks` (what MaskablePPO calls) and in
+``info["action_mask"]``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from carioca_env.env import CariocaState, EnvConfig, raw_env
+from carioca_env.observation import OBS_HIGH
+from carioca_env.errors import InvalidConfigError
+
+ObsPolicy = Callable[[np.ndarray, np.ndarray], int]
+
+
+class _Driver(ABC):
+    """Turns an opponent policy into action ids for its seat."""
+
+    def reset(self, seed: int) -> None:
+        """Start a new episode."""
+
+    @abstractmethod
+    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray | None, mask: np.ndarray) -> int:
+        """The action id the policy plays for ``seat``."""
+
+
+class _RandomDriver(_Driver):
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class _CallableDriver(_Driver):
+    def __init__(self, fn: ObsPolicy) -> None:
+        self.fn = fn
+
+    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(self.fn(obs, mask))
+
+
+class _AgentDriver(_Driver):
+    """Plays an engine-level agent; an opening it chooses is fed as its meld steps."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.queue: list[int] = []
+
+    def reset(self, seed: int) -> None:
+        self.queue = []
+        self.agent.reset(seed)
+
+    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        if self.queue:
+            return self.queue.pop(0)
+        game = state.game
+        move = self.agent.act(game.view(seat), game.legal_moves())
+        ids = state.table.move_actions(move, seat)
+        self.queue = ids[1:]
+        return ids[0]
+
+
+def make_driver(policy: Any) -> _Driver:
+    """Wrap an opponent policy (see the module docstring)."""
+    if policy is None:
+        return _RandomDriver()
+    if hasattr(policy, "act") and hasattr(policy, "reset"):
+        return _AgentDriver(policy)
+    if callable(policy):
+        return _CallableDriver(policy)
+    raise InvalidConfigError(
+        f"an opponent must be None (random), a callable (obs, mask) -> action, or an agent with act(view, legal); got {policy!r}"
+    )
+
+
+class CariocaSingleAgentEnv(gymnasium.Env):
+    """Gymnasium env for one learning seat of ``carioca_v0``.
+
+    Args:
+        config: environment options (:class:`~carioca_env.env.EnvConfig`), or keyword
+            options of it.
+        opponents: one policy for every other seat, or a sequence with one per other seat
+            (in play order after the learner); ``None`` plays them uniformly at random.
+        learner_seat: the learner's seat, or ``None`` to draw it per episode.
+        render_mode: ``"ansi"`` or ``"human"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        config: EnvConfig | None = None,
+        opponents: Any = None,
+        learner_seat: int | None = 0,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__()
+        self.aec = raw_env(render_mode=render_mode, config=config, **options)
+        self.config = self.aec.config
+        n = self.config.num_players
+        if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+            raise InvalidConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != n - 1:
+                raise InvalidConfigError(f"give one opponent per other seat ({n - 1}), got {len(opponents)}")
+            self.drivers = [make_driver(p) for p in opponents]
+        else:
+            self.drivers = [make_driver(opponents) for _ in range(n - 1)]
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(self.aec.layout.size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(self.aec.table.size)
+        self.seat = 0 if learner_seat is None else learner_seat
+
+    @property
+    def agent(self) -> str:
+        """The learner's agent name in the AEC env."""
+        return self.aec.possible_agents[self.seat]
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask (bool), as MaskablePPO expects."""
+        return self.aec.action_mask(self.agent).astype(bool)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game; opponents play until the learner is to act."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.learner_seat is None:
+            self.seat = int(rng.integers(self.config.num_players))
+        self.aec.reset(seed=int(rng.integers(2**62)), options=options)
+        for d in self.drivers:
+            d.reset(int(rng.integers(2**62)))
+        self._play_others()
+        return self._obs_info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action, then the opponents until the learner acts again."""
+        aec = self.aec
+        if aec.terminations[self.agent] or aec.truncations[self.agent]:
+            raise RuntimeError("the episode is over: call reset()")
+        aec.step(int(action))
+        reward = aec.rewards[self.agent]
+        reward += self._play_others()
+        obs, info = self._obs_info()
+        return obs, float(reward), bool(aec.terminations[self.agent]), bool(aec.truncations[self.agent]), info
+
+    def _play_others(self) -> float:
+        aec, me = self.aec, self.agent
+        reward = 0.0
+        n = self.config.num_players
+        while aec.agent_selection != me and not (aec.terminations[me] or aec.truncations[me]):
+            seat = aec.possible_agents.index(aec.agent_selection)
+            driver = self.drivers[(seat - self.seat - 1) % n]
+            mask = aec.state.mask()  # type: ignore[union-attr]
+            obs = aec.state.observe(seat) if isinstance(driver, _CallableDriver) else None  # type: ignore[union-attr]
+            aec.step(driver(aec.state, seat, obs, mask))  # type: ignore[arg-type]
+            reward += aec.rewards[me]
+        return reward
+
+    def _obs_info(self) -> tuple[np.ndarray, dict[str, Any]]:
+        mask = self.aec.action_mask(self.agent)
+        obs = self.aec.state.observe(self.seat)  # type: ignore[union-attr]
+        info = dict(self.aec.infos[self.agent])
+        info["action_mask"] = mask
+        info["learner_seat"] = self.seat
+        return obs, info
+
+    def render(self) -> str | None:
+        """Render the AEC env's table."""
+        return self.aec.render()
