@@ -1,0 +1,106 @@
+"""The Gymnasium single-agent wrapper: checkers, MaskablePPO, opponents, learner's rewards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from agents.random_agent import RandomAgent
+from carioca_env.errors import InvalidConfigError
+from carioca_env.wrappers import CariocaSingleAgentEnv
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_gymnasium_and_sb3_check_env_pass(n: int) -> None:
+    # the checkers step with unmasked random actions: the penalize option turns those
+    # into a terminated episode instead of an exception
+    env = CariocaSingleAgentEnv(num_players=n, deals=(1,), illegal_action="penalize", max_turns=100)
+    gym_check_env(env, skip_render_check=True)
+    sb3_check_env(env)
+
+
+def test_maskable_ppo_runs_a_few_thousand_steps() -> None:
+    env = CariocaSingleAgentEnv(num_players=2, deals=(1,), max_turns=200, reward_scale=0.01)
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=1, seed=0, verbose=0)
+    model.learn(2048)
+    assert model.num_timesteps >= 2048
+    obs, _ = env.reset(seed=3)
+    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[int(action)]
+
+
+def _episode(env: CariocaSingleAgentEnv, seed: int) -> tuple[float, list[int], dict]:
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total, actions = 0.0, []
+    while True:
+        mask = env.action_masks()
+        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        assert mask.any()
+        a = int(rng.choice(np.flatnonzero(mask)))
+        actions.append(a)
+        obs, reward, term, trunc, info = env.step(a)
+        total += reward
+        if term or trunc:
+            return total, actions, info
+
+
+def test_rewards_are_the_learners_own_and_sum_to_minus_its_total() -> None:
+    env = CariocaSingleAgentEnv(num_players=3, deals=(1,), max_turns=None, learner_seat=1)
+    total, _, info = _episode(env, 0)
+    game = env.aec.game
+    assert game.game_over
+    assert total == -game.totals[1]
+    assert info["learner_seat"] == 1
+
+
+def test_learner_seat_is_drawn_per_episode_when_not_fixed() -> None:
+    env = CariocaSingleAgentEnv(num_players=4, deals=(1,), learner_seat=None, max_turns=20)
+    seats = {env.reset(seed=s)[1]["learner_seat"] for s in range(30)}
+    assert seats == {0, 1, 2, 3}
+
+
+def test_same_seed_same_episode() -> None:
+    env = CariocaSingleAgentEnv(num_players=2, deals=(2,), max_turns=150)
+    assert _episode(env, 5)[:2] == _episode(env, 5)[:2]
+
+
+def test_engine_agents_play_as_opponents_including_openings() -> None:
+    class OpenFirst(RandomAgent):
+        """Random, but always opens when it can (so the queued meld steps are exercised)."""
+
+        def act(self, view, legal):
+            opens = [m for m in legal if m.kind.name == "OPEN"]
+            return opens[0] if opens else super().act(view, legal)
+
+    opponent = OpenFirst(1)
+    env = CariocaSingleAgentEnv(num_players=2, deals=(1,), opponents=opponent, max_turns=None)
+    opened = 0
+    for seed in range(8):
+        _episode(env, seed)
+        opened += env.aec.game.deal_results[-1].closer == 1 or any(env.aec.game.table[1])
+    assert opened > 0
+
+
+def test_callable_opponents_receive_observation_and_mask() -> None:
+    seen = []
+
+    def first_legal(obs: np.ndarray, mask: np.ndarray) -> int:
+        seen.append((obs.shape, mask.dtype))
+        return int(np.flatnonzero(mask)[0])
+
+    env = CariocaSingleAgentEnv(num_players=2, deals=(1,), opponents=first_legal, max_turns=30)
+    _episode(env, 1)
+    assert seen and seen[0][0] == env.observation_space.shape
+
+
+def test_bad_wrapper_arguments_are_refused() -> None:
+    with pytest.raises(InvalidConfigError, match="learner_seat"):
+        CariocaSingleAgentEnv(num_players=2, learner_seat=2)
+    with pytest.raises(InvalidConfigError, match="one opponent per other seat"):
+        CariocaSingleAgentEnv(num_players=3, opponents=[None])
+    with pytest.raises(InvalidConfigError, match="an opponent must be"):
+        CariocaSingleAgentEnv(num_players=2, opponents=42)
