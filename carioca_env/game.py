@@ -31,6 +31,7 @@ from carioca_env.cards import (
     deck_counts,
     full_deck,
     hand_penalty,
+    parse_card,
 )
 from carioca_env.errors import (
     IllegalMoveError,
@@ -414,7 +415,7 @@ class Game:
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal now (validated directly, like :meth:`apply`)."""
         try:
-            self._check(move)
+            self.check(move)
         except IllegalMoveError:
             return False
         return True
@@ -501,8 +502,12 @@ class Game:
         self.apply(move)
         return move
 
-    def _check(self, move: Move) -> None:
-        """Validate ``move`` without changing anything (raises IllegalMoveError)."""
+    def check(self, move: Move) -> None:
+        """Validate ``move`` without changing anything.
+
+        Raises:
+            IllegalMoveError: the move is illegal now; the message names the ruling.
+        """
         probe = self._CHECKERS.get((self.phase, move.kind))
         if probe is None:
             raise self._wrong_phase(move)
@@ -741,28 +746,35 @@ class Game:
 
     # ------------------------------------------------------------------ records
 
-    def to_record(self) -> dict[str, Any]:
-        """The game as a JSON-ready record: options, seed, first deal, moves in notation."""
+    def to_record(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
+        """The game as a JSON-ready record (format ``carioca-game-record``, version 1).
+
+        It holds the options, the seed (and a stacked first deal's deck and dealer), the
+        moves in notation, each deal's result and the totals; ``agents`` (one name or spec
+        per seat) is kept as information.
+        """
         rec: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
             "config": self.config.to_dict(),
             "seed": self.seed,
-            "moves": [str(m) for m in self.moves],
-            "totals": list(self.totals),
         }
         if self._start.deck is not None:
             rec["deck"] = [card_str(c) for c in self._start.deck]
             rec["dealer"] = self._start.dealer
+        if agents is not None:
+            rec["agents"] = list(agents)
+        rec["moves"] = [str(m) for m in self.moves]
+        rec["deal_scores"] = [list(r.scores) for r in self.deal_results if not r.cancelled]
+        rec["totals"] = list(self.totals)
         return rec
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record into a game, checking every move and the stored totals.
+    def start_of_record(cls, record: dict[str, Any]) -> tuple[Game, list[str]]:
+        """The game a record starts from (no move played yet) and its moves' notations.
 
         Raises:
-            RecordError: the record is not a Carioca record, has another version, or a
-                move does not replay (the message names the move and the reason).
+            RecordError: not a Carioca record, another version, or a corrupt header.
         """
         if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
             raise RecordError(f"not a Carioca game record (expected format {RECORD_FORMAT!r})")
@@ -774,29 +786,49 @@ class Game:
             config = GameConfig.from_dict(record["config"])
             seed = record["seed"]
             moves = record["moves"]
+            if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+                raise TypeError("'moves' must be a list of move notations")
             if "deck" in record:
-                from carioca_env.cards import parse_card
-
                 deck = [parse_card(c) for c in record["deck"]]
                 game = cls.from_deck(deck, record["dealer"], config, seed)
             else:
                 game = cls(config, seed)
         except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"corrupt record header: {exc}") from exc
+            raise RecordError(f"corrupt record header: {exc!r}") from exc
+        return game, moves
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record into a game, checking every move, the deal scores and the totals.
+
+        Raises:
+            RecordError: the record is not a Carioca record, has another version, or does
+                not replay (the message names the move and the reason).
+        """
+        game, moves = cls.start_of_record(record)
         for i, text in enumerate(moves):
             try:
                 game.push(text)
             except (ValueError, TypeError) as exc:
                 raise RecordError(f"move {i + 1} {text!r} does not replay: {exc}") from exc
-        if "totals" in record and list(record["totals"]) != game.totals:
-            raise RecordError(
-                f"the record's totals {record['totals']} differ from the replayed totals {game.totals}"
-            )
+        game.check_record_results(record)
         return game
 
-    def save(self, path: str | Path) -> None:
-        """Write the record as JSON."""
-        Path(path).write_text(json.dumps(self.to_record()) + "\n", encoding="utf-8")
+    def check_record_results(self, record: dict[str, Any]) -> None:
+        """Raise :class:`RecordError` if the record's stored scores differ from this game's."""
+        scores = [list(r.scores) for r in self.deal_results if not r.cancelled]
+        if "deal_scores" in record and record["deal_scores"] != scores:
+            raise RecordError(
+                f"the record's deal scores {record['deal_scores']} differ from the replayed {scores}"
+            )
+        if "totals" in record and list(record["totals"]) != self.totals:
+            raise RecordError(
+                f"the record's totals {record['totals']} differ from the replayed totals {self.totals}"
+            )
+
+    def save(self, path: str | Path, agents: Sequence[str] | None = None) -> None:
+        """Write the record (see :meth:`to_record`) as JSON."""
+        Path(path).write_text(json.dumps(self.to_record(agents)) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> Game:

@@ -1,0 +1,139 @@
+"""``carioca play``: one person against bots in the terminal.
+
+The person types a move in the engine's notation (``draw stock``, ``discard 8S``,
+``open 8C 8D 8H / 4S 5S 6S 7S``, ``lay 8S 0.1 high``, ...) or its number in the listed
+legal moves.  A wrong entry gets a message and the prompt again.  ``quit`` (or the end of
+the input) saves the game as a record that ``carioca replay`` reads; a finished game is
+saved too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from agents.registry import make_agent
+from carioca_env import CariocaError, Game, GameConfig, Move, parse_move
+from carioca_env.game import Phase
+from experiments.textview import view_text
+
+QUIT_WORDS = ("quit", "exit", "q")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``carioca play``."""
+    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default 2)")
+    parser.add_argument("--bots", nargs="+", default=["heuristic"], help="agent specs for the other seats, used in turn (default heuristic)")
+    parser.add_argument("--deals", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6, 7], help="contracts to play (default the full game)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the game and the bots")
+    parser.add_argument("--save", type=Path, default=None, help="record file written when you quit or the game ends (default results/play-SEED.json)")
+
+
+def _read(prompt: str, stdin: TextIO, stdout: TextIO) -> str | None:
+    stdout.write(prompt)
+    stdout.flush()
+    line = stdin.readline()
+    return None if line == "" else line.strip()
+
+
+def choose_move(game: Game, legal: Sequence[Move], entry: str) -> tuple[Move | None, str]:
+    """The move an entry names (a number in ``legal`` or a notation), or why it names none."""
+    if entry.isdigit():
+        i = int(entry)
+        if 1 <= i <= len(legal):
+            return legal[i - 1], ""
+        return None, f"there is no move number {i}: choose 1..{len(legal)}"
+    try:
+        move = parse_move(entry)
+    except CariocaError as exc:
+        return None, str(exc)
+    if move in legal:
+        return move, ""
+    try:
+        game.check(move)  # names the ruling the move breaks
+    except CariocaError as exc:
+        return None, f"illegal move: {exc}"
+    return None, "illegal move"
+
+
+def play_game(
+    game: Game,
+    human_seat: int,
+    bots: dict[int, object],
+    names: Sequence[str],
+    stdin: TextIO,
+    stdout: TextIO,
+    save: Callable[[], Path],
+) -> int:
+    """Run the game loop until it ends or the person quits (the game is saved either way)."""
+    out = stdout.write
+    while not game.game_over:
+        seat = game.current_player
+        legal = game.legal_moves()
+        results_before = len(game.deal_results)
+        if seat != human_seat:
+            move = bots[seat].act(game.view(seat), legal)  # type: ignore[attr-defined]
+            game.apply(move)
+            shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
+            out(f"seat {seat} ({names[seat]}): {shown}\n")
+        else:
+            if game.phase is Phase.DRAW or game.phase is Phase.PLAY:
+                out("\n" + view_text(game.view(seat), names) + "\n")
+            out("legal moves:\n" + "".join(f"  {i + 1:>3}. {m}\n" for i, m in enumerate(legal)))
+            while True:
+                entry = _read("your move (number or notation; 'quit' saves and stops): ", stdin, stdout)
+                if entry is None or entry.lower() in QUIT_WORDS:
+                    path = save()
+                    out(f"\ngame saved to {path}\n")
+                    return 0
+                if not entry:
+                    continue
+                move, why = choose_move(game, legal, entry)
+                if move is not None:
+                    game.apply(move)
+                    break
+                out(f"  {why}\n")
+        if len(game.deal_results) > results_before:
+            r = game.deal_results[-1]
+            if r.cancelled:
+                out(f"\n== deal {r.deal} cancelled: the stock ran out with nothing to recycle; dealt again\n")
+            else:
+                out(f"\n== deal {r.deal} closed by seat {r.closer}: scores {list(r.scores)}, totals {game.totals}\n")
+    path = save()
+    winners = ", ".join(f"seat {w}" for w in game.winners)
+    out(f"\nGame over. Totals {game.totals}. Winner(s): {winners}. Record saved to {path}\n")
+    return 0
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Start the game from the command-line options."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    config = GameConfig(num_players=args.players, deals=tuple(args.deals))
+    if not 0 <= args.seat < args.players:
+        raise SystemExit(f"--seat must be 0..{args.players - 1}, got {args.seat}")
+    game = Game(config, seed=args.seed)
+    bots = {}
+    names = []
+    k = 0
+    for seat in range(args.players):
+        if seat == args.seat:
+            names.append("you")
+            continue
+        spec = args.bots[k % len(args.bots)]
+        k += 1
+        bots[seat] = make_agent(spec, seed=args.seed * 10 + seat)
+        names.append(spec)
+    path = args.save or Path("results") / f"play-{args.seed}.json"
+
+    def save() -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        game.save(path, agents=names)
+        return path
+
+    stdout.write(f"Carioca: you are seat {args.seat}; bots: {', '.join(n for n in names if n != 'you')}\n")
+    return play_game(game, args.seat, bots, names, stdin, stdout, save)
