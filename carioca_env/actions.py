@@ -35,10 +35,13 @@ step: see :meth:`ActionTable.action_to_string`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 from itertools import combinations_with_replacement
+
+import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, card_str, parse_card
 from carioca_env.errors import InvalidNotationError
@@ -170,6 +173,24 @@ class ActionTable:
         if kind is MoveKind.LAY_OFF:
             return [self.lay_off(move.card, rel, move.index, move.end)]
         return [self.swap(move.card, rel, move.index, move.end)]  # type: ignore[arg-type]
+
+    def legal_mask(self, legal: Iterable[Move], actor: int, pending: Sequence[Meld] = ()) -> np.ndarray:
+        """The int8 mask of the actions that play ``legal`` moves for seat ``actor``.
+
+        With ``pending`` opening melds chosen, only the next melds of the openings that
+        start with them are offered (in canonical order, so each opening has one path).
+        """
+        mask = np.zeros(self.size, dtype=np.int8)
+        k = len(pending)
+        prefix = tuple(pending)
+        open_base = self.ranges[ActionKind.OPEN_MELD].start
+        for move in legal:
+            if move.kind is MoveKind.OPEN:
+                if move.melds[:k] == prefix:
+                    mask[open_base + self.meld_id[move.melds[k]]] = 1
+            elif not k:
+                mask[self.move_actions(move, actor)[0]] = 1
+        return mask
 
     # --- decoding
 

@@ -103,32 +103,19 @@ class CariocaState:
         self.pending: list[Meld] = []
         self._mask_key: tuple[int, int] | None = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
-        self._openings: list[tuple[Meld, ...]] = []
+        self._legal_key = -1
+        self._legal: list[Move] = []
 
     def _refresh(self) -> None:
-        key = (len(self.game.moves), len(self.pending))
-        if key == self._mask_key:
-            return
-        self._mask_key = key
-        game, t = self.game, self.table
-        mask = np.zeros(t.size, dtype=np.int8)
-        actor = game.current_player
-        k = len(self.pending)
-        if k:
-            prefix = tuple(self.pending)
-            for o in self._openings:
-                if o[:k] == prefix:
-                    mask[t.open_meld(o[k])] = 1
-        else:
-            self._openings = []
-            if game.phase is not Phase.GAME_OVER:
-                for move in game.legal_moves():
-                    if move.kind is MoveKind.OPEN:
-                        self._openings.append(move.melds)
-                        mask[t.open_meld(move.melds[0])] = 1
-                    else:
-                        mask[t.move_actions(move, actor)[0]] = 1
-        self._mask = mask
+        game = self.game
+        moves_played = len(game.moves)
+        if moves_played != self._legal_key:
+            self._legal_key = moves_played
+            self._legal = game.legal_moves()
+        key = (moves_played, len(self.pending))
+        if key != self._mask_key:
+            self._mask_key = key
+            self._mask = self.table.legal_mask(self._legal, game.current_player, self.pending)
 
     def mask(self) -> np.ndarray:
         """The legal-action mask of the seat to act (a fresh copy)."""
