@@ -252,6 +252,24 @@ def stack_deck(
     return deck
 
 
+def _check_well_formed(move: Move) -> None:
+    """A move names card types 0..52 only (R1), and leaves the fields its kind does not use
+    at their defaults: otherwise apply() would take moves legal_moves() never lists and
+    whose notation replays as another move."""
+    kind = move.kind
+    uses_card = kind in (MoveKind.DISCARD, MoveKind.LAY_OFF, MoveKind.SWAP)
+    targets = kind in (MoveKind.LAY_OFF, MoveKind.SWAP)
+    cards = [c for m in move.melds for c in m.cards] + ([move.card] if uses_card else [])
+    if any(not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES for c in cards):
+        raise IllegalMoveError(f"{move!r} names a value that is no card type 0..52", "R1")
+    if (
+        (not uses_card and move.card != -1)
+        or (not targets and (move.owner, move.index, move.end) != (-1, -1, None))
+        or (kind is not MoveKind.OPEN and move.melds)
+    ):
+        raise IllegalMoveError(f"{move!r} sets fields a {kind.name} move does not have", "R7")
+
+
 @dataclass
 class _DealStart:
     """How the first deal is made: from the game's generator, or a given deck and dealer."""
@@ -493,6 +511,7 @@ class Game:
         Raises:
             IllegalMoveError: the move is not legal now; the message names the rule.
         """
+        _check_well_formed(move)
         self._apply[self.phase](move)
         self.moves.append(move)
 
@@ -508,6 +527,7 @@ class Game:
         Raises:
             IllegalMoveError: the move is illegal now; the message names the ruling.
         """
+        _check_well_formed(move)
         probe = self._CHECKERS.get((self.phase, move.kind))
         if probe is None:
             raise self._wrong_phase(move)
@@ -821,7 +841,8 @@ class Game:
             raise RecordError(
                 f"the record's deal scores {record['deal_scores']} differ from the replayed {scores}"
             )
-        if "totals" in record and list(record["totals"]) != self.totals:
+        totals = record.get("totals", self.totals)
+        if not isinstance(totals, (list, tuple)) or list(totals) != self.totals:
             raise RecordError(
                 f"the record's totals {record['totals']} differ from the replayed totals {self.totals}"
             )

@@ -198,9 +198,15 @@ def check_opening_meld(meld: Meld) -> None:
         for c in meld.cards:
             if not is_joker(c) and rank_of(c) != meld.key:
                 raise IllegalMoveError(f"'{meld}' mixes ranks; a trio is one rank", "R5")
+        if meld.lo != 0 or meld.cards != tuple(sorted(meld.cards)):
+            # one trio, one representation (Meld.trio's): otherwise apply() would accept
+            # moves legal_moves() never lists and whose notation parses to another move
+            raise IllegalMoveError(
+                f"trio '{meld}' is not in canonical form (lo 0, naturals by suit, then jokers)", "R5"
+            )
         return
-    if len(meld.cards) != RUN_SIZE:
-        raise IllegalMoveError(f"'{meld}' is not a run of exactly 4 cards", "R5")
+    if len(meld.cards) != RUN_SIZE or not 0 <= meld.key < 4:
+        raise IllegalMoveError(f"'{meld}' is not a run of exactly 4 cards of a suit 0..3", "R5")
     if not (LOW_ACE <= meld.lo and meld.hi <= HIGH_ACE):
         raise IllegalMoveError(f"run '{meld}' leaves the ranks A..A; K-A-2 never wraps", "R4")
     for i, c in enumerate(meld.cards):
