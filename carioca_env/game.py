@@ -202,8 +202,9 @@ def validate_deck(deck: Sequence[int]) -> None:
         raise MisdealError(
             f"a deck must hold {DECK_SIZE} cards (two 52-card packs and 4 jokers), got {len(deck)}"
         )
-    if any(not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES for c in deck):
-        raise MisdealError("a deck holds card types 0..52 only")
+    for i, c in enumerate(deck):
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES:
+            raise MisdealError(f"a deck holds card types 0..52 only; position {i} holds {c!r}")
     have, want = counts_of(deck), deck_counts()
     wrong = [f"{card_str(c)} x{have[c]} (want {want[c]})" for c in range(NUM_CARD_TYPES) if have[c] != want[c]]
     if wrong:
