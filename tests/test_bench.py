@@ -1,0 +1,147 @@
+"""``carioca bench``: the quick path on tiny sizes, the JSON document, the command line.
+
+No timed assertions: only structure and positive, finite figures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+
+import pytest
+
+from experiments import bench
+from experiments.cli import main
+
+#: Tiny sizes: every section runs in a few seconds.
+TINY = bench.Sizes(
+    engine_decisions=150,
+    engine_contracts=(1, 7),
+    full_game_seconds=0.2,
+    full_game_max_games=1,
+    env_steps=100,
+    wrapper_steps=40,
+    mask_states=2,
+    mask_calls=1,
+    mask_collect_games=30,
+    ref_decisions=100,
+    ref_steps=100,
+    ppo_n_steps=32,
+    ppo_configs=("real.settings", "synthetic.settings", "real.settings.1env"),
+    ppo_repeats=1,
+)
+
+
+def _positive(x: object) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    out = bench.run_bench(sections=bench.SECTIONS, sizes=TINY, seed=3, repeats=2, progress=False)
+    return json.loads(json.dumps(out, default=str))  # what the JSON file holds
+
+
+def test_document_structure(doc: dict) -> None:
+    assert doc["format"] == bench.FORMAT and doc["version"] == bench.VERSION
+    assert doc["errors"] == []
+    assert doc["sections"] == list(bench.SECTIONS)
+    assert doc["sizes"]["engine_decisions"] == 150
+    assert doc["train_settings"] == json.loads(json.dumps(bench.TRAIN_SETTINGS))
+    machine = doc["machine"]
+    for key in ("python", "cpu_count", "packages", "git_commit", "loadavg"):
+        assert key in machine
+    assert machine["packages"]["torch"]
+    for key, m in doc["metrics"].items():
+        prefix = key.split(".")[0]
+        assert m["section"] == {"ref": "reference"}.get(prefix, prefix)
+        for field in ("label", "unit", "median", "min", "max", "values", "extra", "higher_is_better"):
+            assert field in m, (key, field)
+
+
+def test_rates_are_positive_and_finite(doc: dict) -> None:
+    metrics = doc["metrics"]
+    expected = [f"engine.decisions.p{n}.c{k}" for n in (2, 4) for k in (1, 7)]
+    expected += ["env.aec.p2", "env.aec.p4", "env.wrapper.p2", "ppo.real.settings", "ppo.synthetic.settings"]
+    expected += [f"masks.p{n}.{kind}" for n in (2, 4) for kind in ("draw", "play_no_opening", "play_opening")]
+    expected += ["masks.p2.observation", "masks.p4.observation"]
+    for key in expected:
+        m = metrics[key]
+        assert len(m["values"]) == (1 if key.startswith("ppo.") else 2), key
+        assert all(_positive(v) for v in m["values"]), (key, m["values"])
+        assert m["min"] <= m["median"] <= m["max"], key
+    for key, m in metrics.items():
+        if key.startswith("masks.") and m["extra"][0].get("states"):
+            assert all(_positive(v) for v in m["values"]), key
+    for n in (2, 4):
+        full = metrics[f"engine.full_game.p{n}"]
+        assert len(full["extra"]) == 1  # measured once
+        extra = full["extra"][0]
+        assert extra["games_completed"] > 0 or extra["unfinished"] is not None
+        assert _positive(extra["decisions_per_s"])
+    ppo = metrics["ppo.real.settings"]["extra"][0]
+    assert ppo["timesteps"] == 32 and 0 < ppo["rollout_share"] <= 1
+    assert metrics["ppo.real.settings.1env"]["extra"][0]["timesteps"] == 32
+
+
+def test_references_or_install_hint(doc: dict) -> None:
+    metrics = doc["metrics"]
+    if importlib.util.find_spec("pyspiel") is not None:
+        for key in ("ref.openspiel.decisions", "ref.openspiel.decisions_obs"):
+            assert all(_positive(v) for v in metrics[key]["values"])
+            assert metrics[key]["extra"][0]["decisions"] == TINY.ref_decisions
+        ratios = {r["key"]: r for r in doc["ratios"]}
+        assert _positive(ratios["engine.p2.c1/openspiel"]["ratio"])
+        assert _positive(ratios["env.p2/openspiel_obs"]["ratio"])
+    else:
+        assert any("pip install .[bench]" in m and "OpenSpiel" in m for m in doc["messages"])
+    if importlib.util.find_spec("rlcard") is not None:
+        assert all(_positive(v) for v in metrics["ref.rlcard.steps"]["values"])
+    else:
+        assert any("pip install .[bench]" in m and "RLCard" in m for m in doc["messages"])
+    for r in doc["ratios"]:
+        assert _positive(r["ratio"])
+
+
+def test_table_mentions_every_metric(doc: dict) -> None:
+    table = bench.format_table(doc)
+    for m in doc["metrics"].values():
+        assert m["label"] in table
+
+
+def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--quick", "--seed", "--repeats", "--out", "--only"):
+        assert option in out
+
+
+def test_command_line_writes_json(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr(bench, "QUICK", TINY)
+    out = tmp_path / "sub" / "b.json"
+    code = main(["bench", "--quick", "--only", "masks", "engine", "--repeats", "1", "--seed", "5",
+                 "--out", str(out), "--no-progress", "--full-game-seconds", "0"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["sections"] == ["engine", "masks"] and data["seed"] == 5 and data["repeats"] == 1
+    assert not any(k.startswith("engine.full_game") for k in data["metrics"])
+    assert all(k.split(".")[0] in ("engine", "masks") for k in data["metrics"])
+    printed = capsys.readouterr().out
+    assert "decisions/s 2p contract 1" in printed and str(out) in printed
+
+
+def test_missing_reference_prints_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = bench.importlib.import_module
+
+    def fake_import(name: str, *args: object) -> object:
+        if name in ("pyspiel", "rlcard"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(bench.importlib, "import_module", fake_import)
+    messages: list[str] = []
+    assert bench.reference_units(TINY, 0, messages) == []
+    assert len(messages) == 2 and all("pip install .[bench]" in m for m in messages)
