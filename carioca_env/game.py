@@ -43,6 +43,9 @@ from carioca_env.melds import End, Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
 
+#: the 53 discard moves, built once (the move generator lists them on every play turn)
+_DISCARDS = tuple(Move.discard(c) for c in range(NUM_CARD_TYPES))
+
 RECORD_FORMAT = "carioca-game-record"
 RECORD_VERSION = 1
 
@@ -125,14 +128,54 @@ class PublicEvent:
     """Something every seat saw happen: ``kind`` is a move kind's name or ``"recycle"``.
 
     ``card`` is the card shown (discarded, taken from the discard pile, laid off,
-    swapped in) or -1 when nothing was shown (a stock draw); ``text`` is the move's
-    notation.
+    swapped in) or -1 when nothing was shown (a stock draw); ``detail`` is the move, or
+    the number of cards recycled into the stock.
     """
 
     seat: int
     kind: str
     card: int
-    text: str
+    detail: Move | int
+
+    @property
+    def text(self) -> str:
+        """The event in notation (``discard 8S``, ``recycle 40``)."""
+        return str(self.detail) if isinstance(self.detail, Move) else f"recycle {self.detail}"
+
+
+class FrozenPrefix(Sequence[PublicEvent]):
+    """The first ``n`` items of a list that only grows: an immutable snapshot in O(1).
+
+    A deal's history only ever gets appended to (a new deal starts a new list), so a
+    view can share it instead of copying it on every call.
+    """
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[PublicEvent]) -> None:
+        self._items = items
+        self._n = len(items)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self._items[: self._n][i])
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("history index out of range")
+        return self._items[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(other) == self._n and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"FrozenPrefix({list(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -178,7 +221,7 @@ class PlayerView:
     picked_from_discard: tuple[tuple[int, ...], ...]
     known_cards: tuple[tuple[int, ...], ...]
     discarded: tuple[tuple[int, ...], ...]
-    history: tuple[PublicEvent, ...]
+    history: Sequence[PublicEvent]
     current_player: int
     phase: Phase
     dealer: int
@@ -456,7 +499,7 @@ class Game:
             picked_from_discard=tuple(tuple(p) for p in self.picked),
             known_cards=tuple(tuple(k) for k in self.known),
             discarded=tuple(tuple(d) for d in self.discarded),
-            history=tuple(self.history),
+            history=FrozenPrefix(self.history),
             current_player=self.current,
             phase=self.phase,
             dealer=self.dealer,
@@ -481,7 +524,7 @@ class Game:
 
     def _legal_discard(self) -> list[Move]:
         counts = self.hands[self.current]
-        return [Move.discard(c) for c in range(NUM_CARD_TYPES) if counts[c]]
+        return [_DISCARDS[c] for c in range(NUM_CARD_TYPES) if counts[c]]
 
     def _legal_play(self) -> list[Move]:
         seat = self.current
@@ -562,12 +605,12 @@ class Game:
         seat = self.current
         if move.kind is MoveKind.DRAW_STOCK:
             card = self.stock.pop()
-            self.history.append(PublicEvent(seat, "DRAW_STOCK", -1, "draw stock"))
+            self.history.append(PublicEvent(seat, "DRAW_STOCK", -1, move))
         else:
             card = self.discard.pop()
             self.picked[seat].append(card)
             self.known[seat][card] += 1
-            self.history.append(PublicEvent(seat, "DRAW_DISCARD", card, "draw discard"))
+            self.history.append(PublicEvent(seat, "DRAW_DISCARD", card, move))
         self.hands[seat][card] += 1
         self.hand_sizes[seat] += 1
         self.drawn_card = card
@@ -626,7 +669,7 @@ class Game:
                 self._remove(seat, c)
             self.table[seat].append(TableMeld(meld, seat))
         self.opened[seat] = True
-        self.history.append(PublicEvent(seat, "OPEN", -1, str(move)))
+        self.history.append(PublicEvent(seat, "OPEN", -1, move))
         self.phase = Phase.DISCARD  # R8: nothing else on the opening turn
 
     def _target(self, move: Move) -> TableMeld:
@@ -670,7 +713,7 @@ class Game:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].lay_off(move.card, move.end)
-        self.history.append(PublicEvent(seat, "LAY_OFF", move.card, str(move)))
+        self.history.append(PublicEvent(seat, "LAY_OFF", move.card, move))
 
     def _check_swap(self, move: Move) -> None:
         meld = self._check_after_opening(move)
@@ -692,7 +735,7 @@ class Game:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].swap(move.card, move.end)  # type: ignore[arg-type]
-        self.history.append(PublicEvent(seat, "SWAP", move.card, str(move)))
+        self.history.append(PublicEvent(seat, "SWAP", move.card, move))
 
     def _check_discard(self, move: Move) -> None:
         if not 0 <= move.card < NUM_CARD_TYPES or self.hands[self.current][move.card] == 0:
@@ -707,7 +750,7 @@ class Game:
         self._remove(seat, move.card)
         self.discard.append(move.card)
         self.discarded[seat][move.card] += 1
-        self.history.append(PublicEvent(seat, "DISCARD", move.card, str(move)))
+        self.history.append(PublicEvent(seat, "DISCARD", move.card, move))
         self.turn += 1
         if self.hand_sizes[seat] == 0:  # R10: the discard that empties the hand closes
             self._close_deal(seat)
@@ -739,7 +782,7 @@ class Game:
         self.rng.shuffle(recycled)
         self.stock = recycled
         self.discard = [top]
-        self.history.append(PublicEvent(self.current, "recycle", -1, f"recycle {len(recycled)}"))
+        self.history.append(PublicEvent(self.current, "recycle", -1, len(recycled)))
 
     def _close_deal(self, closer: int) -> None:
         scores = tuple(0 if s == closer else hand_penalty(self.hands[s]) for s in range(self.num_players))

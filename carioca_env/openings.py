@@ -60,30 +60,58 @@ CONTRACTS: dict[int, Contract] = {
     7: Contract(7, 0, 3, 12),
 }
 
-_SUIT_MULTISETS_3 = tuple(combinations_with_replacement(range(NUM_SUITS), 3))
-_SUIT_MULTISETS_2 = tuple(combinations_with_replacement(range(NUM_SUITS), 2))
+def _trio_table() -> tuple[tuple[tuple[tuple[tuple[int, int], ...], Meld, bool], ...], ...]:
+    """Per rank, every opening trio with the card counts it needs (built once)."""
+    table = []
+    for rank in range(1, NUM_RANKS + 1):
+        entries = []
+        for jokers, size in ((0, 3), (1, 2)):
+            for suits in combinations_with_replacement(range(NUM_SUITS), size):
+                if any(suits.count(s) > 2 for s in suits):
+                    continue  # three naturals of one suit need three packs
+                meld = Meld.trio(rank, suits, jokers)
+                needs = tuple((c, meld.cards.count(c)) for c in dict.fromkeys(meld.cards) if c != JOKER)
+                entries.append((needs, meld, bool(jokers)))
+        table.append(tuple(entries))
+    return tuple(table)
 
 
-def _fits(counts: Sequence[int], rank: int, suits: tuple[int, ...]) -> bool:
-    base = rank - 1
-    for s in set(suits):
-        if counts[s * NUM_RANKS + base] < suits.count(s):
-            return False
-    return True
+def _run_table() -> tuple[tuple[tuple[int, Meld, tuple[Meld, ...]], ...], ...]:
+    """Per suit and window of positions lo..lo+3: the window's bits, the plain run, and
+    the runs with a joker in each of its 4 places (built once)."""
+    table = []
+    for suit in range(NUM_SUITS):
+        windows = []
+        for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):
+            with_joker = tuple(Meld.run(suit, lo, RUN_SIZE, (p,)) for p in range(lo, lo + RUN_SIZE))
+            windows.append((lo, Meld.run(suit, lo), with_joker))
+        table.append(tuple(windows))
+    return tuple(table)
+
+
+_TRIOS = _trio_table()
+_RUNS = _run_table()
+_POSITION_CARDS = tuple(
+    tuple(position_card(suit, p) for p in range(LOW_ACE, HIGH_ACE + 1)) for suit in range(NUM_SUITS)
+)
+_FULL = 0b1111
+#: a 4-bit window with exactly one position missing -> the index of that position
+_ONE_MISSING = {_FULL ^ (1 << i): i for i in range(RUN_SIZE)}
 
 
 def trio_candidates(counts: Sequence[int]) -> list[Meld]:
     """Every opening trio the hand can lay on its own, in a fixed order (R5)."""
     jokers = counts[JOKER]
     out: list[Meld] = []
-    for rank in range(1, NUM_RANKS + 1):
-        naturals = sum(counts[s * NUM_RANKS + rank - 1] for s in range(NUM_SUITS))
-        if naturals >= 3:
-            out.extend(Meld.trio(rank, ss) for ss in _SUIT_MULTISETS_3 if _fits(counts, rank, ss))
-        if naturals >= 2 and jokers:
-            out.extend(
-                Meld.trio(rank, ss, 1) for ss in _SUIT_MULTISETS_2 if _fits(counts, rank, ss)
-            )
+    for rank in range(NUM_RANKS):
+        naturals = counts[rank] + counts[rank + 13] + counts[rank + 26] + counts[rank + 39]
+        if naturals < 2 or (naturals == 2 and not jokers):
+            continue
+        for needs, meld, uses_joker in _TRIOS[rank]:
+            if uses_joker and not jokers:
+                continue
+            if all(counts[c] >= k for c, k in needs):
+                out.append(meld)
     return out
 
 
@@ -92,15 +120,20 @@ def run_candidates(counts: Sequence[int]) -> list[Meld]:
     jokers = counts[JOKER]
     out: list[Meld] = []
     for suit in range(NUM_SUITS):
-        have = [False] + [counts[position_card(suit, p)] > 0 for p in range(LOW_ACE, HIGH_ACE + 1)]
-        for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):
-            missing = [p for p in range(lo, lo + RUN_SIZE) if not have[p]]
-            if not missing:
-                out.append(Meld.run(suit, lo))
+        bits = 0
+        for i, c in enumerate(_POSITION_CARDS[suit]):
+            if counts[c]:
+                bits |= 2 << i  # bit p for position p (1..14)
+        if not bits:
+            continue
+        for lo, plain, with_joker in _RUNS[suit]:
+            window = (bits >> lo) & _FULL
+            if window == _FULL:
+                out.append(plain)
                 if jokers:
-                    out.extend(Meld.run(suit, lo, RUN_SIZE, (p,)) for p in range(lo, lo + RUN_SIZE))
-            elif len(missing) == 1 and jokers:
-                out.append(Meld.run(suit, lo, RUN_SIZE, (missing[0],)))
+                    out.extend(with_joker)
+            elif jokers and window in _ONE_MISSING:
+                out.append(with_joker[_ONE_MISSING[window]])
     return out
 
 
