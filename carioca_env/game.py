@@ -185,8 +185,7 @@ class PlayerView:
     Attributes:
         seat: the viewing seat.
         num_players: players at the table.
-        hand: the seat's own cards, sorted (card types, repeats for copies).
-        hand_counts: the same as 53 counts.
+        hand_counts: the seat's own cards as 53 counts (``hand`` lists them).
         hand_sizes: how many cards each seat holds.
         table: the melds on the table, per owner seat, as immutable :class:`Meld` values.
         opened: which seats have laid their contract.
@@ -211,7 +210,6 @@ class PlayerView:
 
     seat: int
     num_players: int
-    hand: tuple[int, ...]
     hand_counts: tuple[int, ...]
     hand_sizes: tuple[int, ...]
     table: tuple[tuple[Meld, ...], ...]
@@ -232,6 +230,11 @@ class PlayerView:
     deal_results: tuple[DealResult, ...]
     totals: tuple[int, ...]
     game_over: bool
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        """The seat's own cards, sorted (card types, repeats for copies)."""
+        return tuple(cards_of(self.hand_counts))
 
     @property
     def top_discard(self) -> int:
@@ -489,7 +492,6 @@ class Game:
         return PlayerView(
             seat=seat,
             num_players=self.num_players,
-            hand=tuple(cards_of(self.hands[seat])),
             hand_counts=tuple(self.hands[seat]),
             hand_sizes=tuple(self.hand_sizes),
             table=tuple(tuple(m.snapshot() for m in melds) for melds in self.table),
