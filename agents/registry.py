@@ -44,6 +44,18 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
 def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
+    from agents.greedy import GreedyAgent
+    from agents.heuristic import HeuristicAgent
     from agents.random_agent import RandomAgent
 
     register("random", lambda arg, seed: RandomAgent(seed))
+    register("greedy", lambda arg, seed: GreedyAgent(seed))
+    register("heuristic", lambda arg, seed: HeuristicAgent(seed))
+    register("ppo", _make_ppo)
+
+
+def _make_ppo(arg: str, seed: int) -> Agent:
+    # imported here: torch / sb3-contrib load only when a ppo agent is built
+    from agents.ppo_agent import make_ppo_agent
+
+    return make_ppo_agent(arg, seed)

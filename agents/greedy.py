@@ -1,0 +1,118 @@
+"""``greedy``: opens at once, sheds everything it can, keeps its groups.
+
+* Draw: the top discard only if it completes or extends something: before opening, if
+  it is a joker, makes a pair or a near-run with the hand (a card of the same rank, or
+  of the same suit at most two places away; pairs count only when the contract has
+  trios, near-runs only when it has runs, and a rank group is worth at most 3 cards),
+  or makes an opening possible; after
+  opening, if it can be laid off on a table meld.  Otherwise the stock.
+* Play: any opening as soon as there is one (the one leaving the lowest penalty in
+  hand); after opening, every lay-off or joker swap the rules allow, highest-penalty
+  card first (jokers included).
+* Discard: the highest-penalty card that belongs to no group of the hand (pair,
+  near-run, joker, as for the draw; copies of a rank beyond 3 that are in no near-run
+  count as loose); if every card belongs to one, the card with the
+  fewest links to the others (then the highest penalty; a joker last).
+
+Ties are broken by the agent's own seeded generator.  It reads only the PlayerView.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from carioca_env import Move, MoveKind, PlayerView
+from carioca_env.cards import JOKER, PENALTY, rank_of
+from carioca_env.openings import can_open
+
+from agents.features import counts_plus, groups_of, links_of, sim_table
+
+
+class GreedyAgent:
+    """The greedy scripted player (see the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int) -> None:
+        """Reseed the tie-breaking generator."""
+        self.rng = random.Random(seed)
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """Choose one of ``legal`` from the seat's view only."""
+        kinds = {m.kind for m in legal}
+        if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
+            return self._draw(view, legal)
+        opens = [m for m in legal if m.kind is MoveKind.OPEN]
+        if opens:
+            return self._pick_min(opens, lambda m: self._leftover_penalty(view, m))
+        sheds = [m for m in legal if m.kind in (MoveKind.LAY_OFF, MoveKind.SWAP)]
+        if sheds:
+            return self._pick_min(sheds, lambda m: -PENALTY[m.card])
+        return self._discard(view, legal)
+
+    # ------------------------------------------------------------------ parts
+
+    def _pick_min(self, moves: list[Move], key) -> Move:
+        scored = [(key(m), m) for m in moves]
+        best = min(s for s, _ in scored)
+        tied = [m for s, m in scored if s == best]
+        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+
+    @staticmethod
+    def _leftover_penalty(view: PlayerView, move: Move) -> int:
+        counts = list(view.hand_counts)
+        for meld in move.melds:
+            for c in meld.cards:
+                counts[c] -= 1
+        return sum(n * PENALTY[c] for c, n in enumerate(counts) if n)
+
+    def _draw(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        take = Move.draw_discard()
+        stock = Move.draw_stock()
+        if take not in legal:
+            return stock
+        if stock not in legal:
+            return take
+        top = view.top_discard
+        counts = view.hand_counts
+        if view.opened[view.seat]:
+            fits = any(m.fits(top) for m in sim_table(view))
+            return take if fits else stock
+        if top == JOKER:
+            return take
+        with_top = counts_plus(counts, top)
+        con = view.contract
+        if top in groups_of(with_top, False, con.runs > 0):
+            return take
+        if con.trios and 2 <= _rank_count(with_top, top) <= 3:
+            return take
+        if can_open(with_top, view.contract):
+            return take
+        return stock
+
+    def _discard(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        con = view.contract
+        grouped = groups_of(view.hand_counts, con.trios > 0, con.runs > 0)
+        by_run = groups_of(view.hand_counts, False, con.runs > 0)
+        # a rank group is worth a trio: copies beyond 3 are loose unless in a near-run
+        loose = [
+            m for m in discards
+            if m.card not in grouped
+            or (m.card != JOKER and m.card not in by_run and _rank_count(view.hand_counts, m.card) > 3)
+        ]
+        if loose:
+            return self._pick_min(loose, lambda m: -PENALTY[m.card])
+        counts = view.hand_counts
+        t, r = con.trios > 0, con.runs > 0
+        return self._pick_min(discards, lambda m: (links_of(counts, m.card, t, r), -PENALTY[m.card]))
+
+
+def _rank_count(counts, card: int) -> int:
+    """Natural cards of ``card``'s rank in the hand."""
+    r = rank_of(card) - 1
+    return counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]

@@ -1,0 +1,359 @@
+"""``heuristic``: a scripted player built on the exact deficiency of the hand.
+
+Before opening
+  * The hand is judged by its exact deficiency for the deal's contract (fewest cards
+    still missing, jokers included, :func:`agents.features.analyze`), then by its live
+    outs (card types that lower the deficiency, weighted by how many copies are still
+    unseen: not in the hand, on the table, in the discard pile or known to be in
+    another hand), then by its penalty.
+  * Draw: the top discard when it lowers the deficiency, otherwise the stock.
+  * Discard: each card is tried; the hand left with the lowest cost wins.  The cost is
+    the deficiency, minus the live outs, plus the penalty weighted by the danger (an
+    opponent who has opened and holds few cards may close soon: then high cards go,
+    even at some loss of outs), plus the risk of feeding the next player (a card that
+    fits a table meld when that player has opened; a card of a rank or near a card that
+    player took from the discard pile).  Sure lay-offs for after the opening are worth
+    keeping: a card that fits a table meld, another card of a planned trio's rank, the
+    card below or above a planned run (not in deals 6 and 7, where the opening closes).
+    Only the cards some optimal plan uses are re-analysed: dropping any other card
+    leaves the deficiency and the outs as they are; outs are computed only for the
+    candidates that can still win.
+  * Opening: always, as soon as possible; among the openings, the one whose leftover
+    cards lay off best on the table including the new melds (fewest stuck cards after
+    this turn's discard, then the lowest penalty left).  In deals 6 and 7 the opening
+    leaves one card and its discard closes the deal.
+
+After opening
+  * Every turn lays off as many cards as possible (a small search over lay-offs and
+    joker swaps, whose order matters on runs: see :func:`agents.features.plan_layoffs`),
+    jokers included; a swap sheds a natural card, so it is one more lay-off.
+  * Draw: the top discard when it adds a lay-off this turn.
+  * Discard: the card least likely to fit later (how far it is from a run end, how many
+    copies of the missing cards are unseen), weighted by its penalty.
+
+Everything comes from the PlayerView; ties are broken by the agent's seeded generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from carioca_env import End, Move, MoveKind, PlayerView
+from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
+from carioca_env.melds import MeldKind, card_positions
+
+from agents.features import (
+    SimMeld,
+    analyze,
+    counts_minus,
+    counts_plus,
+    plan_layoffs,
+    sim_table,
+    unseen_counts,
+)
+
+#: Weights of the discard cost (tuned by self-play against ``greedy``).
+DEFAULT_PARAMS: dict[str, float] = {
+    "w_def": 10.0,          # one card of deficiency
+    "w_out": 0.25,          # one live out (an unseen copy of a card that lowers the deficiency)
+    "w_out_cap": 24.0,      # live outs counted at most
+    "w_pen": 0.02,          # one penalty point, no danger
+    "w_pen_danger": 0.25,   # one penalty point when an opponent is about to close
+    "w_feed_open": 6.0,     # discarding a card the opened next player can lay off
+    "w_feed_close": 0.2,    # ... per penalty point left in hand when that player holds 1 card
+    "w_feed_rank": 2.0,     # discarding a card of a rank the next player took
+    "w_feed_suit": 0.8,     # discarding a card near one the next player took
+    "w_table_keep": 0.6,    # share of a table-fitting card's penalty that still counts
+    "w_ext": 4.0,           # discarding a sure lay-off for after opening (fits the table or the plan)
+    "ext_runs": 1.0,        # run extensions count as sure lay-offs (0: only trio ranks)
+    "w_pot": 12.0,          # after opening: value of a card's chance to fit later
+}
+
+
+class HeuristicAgent:
+    """The deficiency-based scripted player (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0, params: dict[str, float] | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.p = dict(DEFAULT_PARAMS)
+        if params:
+            self.p.update(params)
+
+    def reset(self, seed: int) -> None:
+        """Reseed the tie-breaking generator."""
+        self.rng = random.Random(seed)
+
+    # ------------------------------------------------------------------ protocol
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """Choose one of ``legal`` from the seat's view only."""
+        kinds = {m.kind for m in legal}
+        if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
+            return self._draw(view, legal)
+        opens = [m for m in legal if m.kind is MoveKind.OPEN]
+        if opens:
+            return self._choose_opening(view, opens)
+        if view.opened[view.seat]:
+            if MoveKind.LAY_OFF in kinds or MoveKind.SWAP in kinds:
+                move = self._next_layoff(view, legal)
+                if move is not None:
+                    return move
+            return self._discard_opened(view, legal)
+        return self._discard_closed(view, legal)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _pick_min(self, scored: list[tuple[float, Move]]) -> Move:
+        best = min(s for s, _ in scored)
+        tied = [m for s, m in scored if s <= best + 1e-9]
+        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+
+    @staticmethod
+    def _danger(view: PlayerView) -> float:
+        """0..1: how likely another seat is to close soon."""
+        d = 0.0
+        for seat in range(view.num_players):
+            if seat == view.seat or not view.opened[seat]:
+                continue
+            h = view.hand_sizes[seat]
+            d = max(d, 1.0 if h <= 1 else 0.75 if h == 2 else 0.5 if h == 3 else 0.3)
+        return d
+
+    # ------------------------------------------------------------------ draw
+
+    def _draw(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        take = Move.draw_discard()
+        stock = Move.draw_stock()
+        if take not in legal:
+            return stock
+        if stock not in legal:
+            return take
+        top = view.top_discard
+        counts = view.hand_counts
+        if view.opened[view.seat]:
+            table = sim_table(view)
+            hand = [c for c, n in enumerate(counts) for _ in range(n)]
+            with_top = plan_layoffs(hand + [top], table)[0]
+            without = plan_layoffs(hand, table)[0]
+            return take if with_top > without else stock
+        now = analyze(counts, view.contract, want_outs=False).deficiency
+        after = analyze(counts_plus(counts, top), view.contract, want_outs=False).deficiency
+        return take if after < now else stock
+
+    # ------------------------------------------------------------------ opening
+
+    def _choose_opening(self, view: PlayerView, opens: list[Move]) -> Move:
+        base = sim_table(view)
+        scored = []
+        for move in opens:
+            counts = list(view.hand_counts)
+            for meld in move.melds:
+                for c in meld.cards:
+                    counts[c] -= 1
+            left = [c for c, n in enumerate(counts) for _ in range(n)]
+            table = base + [SimMeld(m, view.seat, len(view.table[view.seat]) + i) for i, m in enumerate(move.melds)]
+            stuck = self._stuck_after(left, table)
+            scored.append(((len(stuck), sum(PENALTY[c] for c in stuck), sum(PENALTY[c] for c in left)), move))
+        best = min(s for s, _ in scored)
+        tied = [m for s, m in scored if s == best]
+        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+
+    @staticmethod
+    def _stuck_after(left: list[int], table: list[SimMeld]) -> list[int]:
+        """Cards of ``left`` that cannot be laid off next turn, after this turn's discard
+        of the worst of them."""
+        if len(left) <= 1:
+            return []
+        _, _, steps = plan_layoffs(left, table)
+        rest = list(left)
+        for step in steps:
+            rest.remove(step[1])
+        # plan_layoffs keeps one card for the discard: that card may fit too
+        if len(rest) == 1:
+            return []
+        rest.sort(key=lambda c: -PENALTY[c])
+        return rest[1:]  # the highest-penalty stuck card is discarded now
+
+    # ------------------------------------------------------------------ after opening
+
+    def _next_layoff(self, view: PlayerView, legal: Sequence[Move]) -> Move | None:
+        table = sim_table(view)
+        hand = list(view.hand)
+        shed, _, steps = plan_layoffs(hand, table)
+        if not steps:
+            return None
+        kind, card, mi, end = steps[0]
+        m = table[mi]
+        e = None if end is None else End(end)
+        move = Move.lay_off(card, m.owner, m.index, e) if kind == "lay" else Move.swap(card, m.owner, m.index, e)
+        if move in legal:
+            return move
+        sheds = [x for x in legal if x.kind in (MoveKind.LAY_OFF, MoveKind.SWAP)]
+        return max(sheds, key=lambda x: PENALTY[x.card]) if sheds else None
+
+    def _potential(self, card: int, table: list[SimMeld], unseen: list[int], jokers_in_hand: int) -> float:
+        """Chance-like value that ``card`` fits a meld later (0..1)."""
+        if card == JOKER:
+            return 1.0
+        best = 0.0
+        s, r = suit_of(card), rank_of(card)
+        for m in table:
+            if m.kind is MeldKind.TRIO:
+                if m.key == r:
+                    return 1.0
+                continue
+            if m.key != s:
+                continue
+            for p in card_positions(card):
+                if p < m.lo:
+                    gap = range(p + 1, m.lo)
+                elif p > m.hi:
+                    gap = range(m.hi + 1, p)
+                else:
+                    continue
+                d = len(gap)
+                if d == 0:
+                    return 1.0
+                if d > 3:
+                    continue
+                # each missing card must come (2 copies at most) or a joker fills it
+                v = 1.0
+                for q in gap:
+                    c = (s * 13 + (0 if q in (1, 14) else q - 1))
+                    live = unseen[c] + 0.5 * unseen[JOKER] / 4 + (0.5 if jokers_in_hand else 0.0)
+                    v *= min(1.0, 0.22 * live)
+                best = max(best, v)
+        return best
+
+    def _discard_opened(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        if len(discards) == 1:
+            return discards[0]
+        table = sim_table(view)
+        unseen = unseen_counts(view)
+        jokers = view.hand_counts[JOKER]
+        nxt = (view.seat + 1) % view.num_players
+        feed_open = view.opened[nxt]
+        nxt_size = view.hand_sizes[nxt]
+        hand_pen = sum(PENALTY[c] for c in view.hand)
+        scored = []
+        for m in discards:
+            c = m.card
+            pot = self._potential(c, table, unseen, jokers - (c == JOKER))
+            cost = self.p["w_pot"] * pot - PENALTY[c] * 0.1
+            if feed_open:
+                cost += self._feed_cost(c, table, True, (), (), nxt_size, hand_pen - PENALTY[c])
+            scored.append((cost, m))
+        return self._pick_min(scored)
+
+    # ------------------------------------------------------------------ before opening
+
+    def _discard_closed(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        if len(discards) == 1:
+            return discards[0]
+        scored = self._closed_costs(view, view.hand_counts, unseen_counts(view))
+        by_card = {m.card: m for m in discards}
+        return self._pick_min([(cost, by_card[c]) for cost, c in scored])
+
+    def _out_term(self, unseen: list[int]):
+        """The outs part of a hand's cost (minus ``w_out`` per live out, capped) and its
+        lowest possible value."""
+        w, cap = self.p["w_out"], self.p["w_out_cap"]
+
+        def linear(outs: frozenset[int]) -> float:
+            live = sum(unseen[x] for x in outs)
+            return -w * (cap if live > cap else live)
+
+        return linear, -w * cap
+
+    def _closed_costs(self, view: PlayerView, counts: Sequence[int], unseen: list[int]) -> list[tuple[float, int]]:
+        """Cost of the hand left by each discard candidate of ``counts`` (before opening);
+        outs are computed only for the candidates that can still win."""
+        p = self.p
+        contract = view.contract
+        table = sim_table(view)
+        fits_table = set()
+        for t in table:
+            fits_table.update(t.needs())
+        danger = self._danger(view)
+        w_pen = p["w_pen"] + danger * p["w_pen_danger"]
+        nxt = (view.seat + 1) % view.num_players
+        nxt_open = view.opened[nxt]
+        nxt_size = view.hand_sizes[nxt]
+        picked = view.picked_from_discard[nxt] if view.num_players > 1 else ()
+        nxt_discarded = view.discarded[nxt]
+        hand_pen = sum(n * PENALTY[c] for c, n in enumerate(counts) if n)
+        table_pen = {f: (1.0 - p["w_table_keep"]) * PENALTY[f] for f in fits_table if counts[f]}
+        whole = analyze(counts, contract)
+        out_term, out_floor = self._out_term(unseen)
+        whole_out = out_term(whole.outs)
+        # cards that lay off right after opening (none in deals 6 and 7: opening closes)
+        closes = sum(counts) - 1 <= contract.cards
+        later = set() if closes else set(fits_table)
+        if not closes and p["w_ext"]:
+            ext = whole.extensions()
+            if not p.get("ext_runs", 1.0):
+                ext = {x for x in ext if x == JOKER or rank_of(x) in whole.plan_ranks}
+            later |= ext
+        rest = []
+        scored: list[tuple[float, int]] = []
+        for c in range(len(counts)):
+            if not counts[c]:
+                continue
+            pen_left = hand_pen - PENALTY[c] - sum(table_pen.values()) + (table_pen.get(c, 0.0) if counts[c] == 1 else 0.0)
+            other = w_pen * pen_left + self._feed_cost(c, table, nxt_open, picked, nxt_discarded, nxt_size, pen_left)
+            if c in later:
+                other += p["w_ext"]
+            if c not in whole.used_types:
+                # no optimal plan uses it: deficiency and outs stay those of the hand
+                scored.append((p["w_def"] * whole.deficiency + whole_out + other, c))
+                continue
+            d = analyze(counts_minus(counts, c), contract, want_outs=False).deficiency
+            rest.append((p["w_def"] * d + other, d, c))
+        # outs are computed only where they can change the choice
+        rest.sort(key=lambda x: x[0])
+        best = min((s for s, _ in scored), default=float("inf"))
+        for base, _, c in rest:
+            if base + out_floor > best + 1e-9:
+                break
+            a = analyze(counts_minus(counts, c), contract)
+            cost = base + out_term(a.outs)
+            scored.append((cost, c))
+            if cost < best:
+                best = cost
+        return scored
+
+    def _feed_cost(
+        self, c: int, table: list[SimMeld], nxt_open: bool, picked: Sequence[int],
+        nxt_discarded: Sequence[int], nxt_size: int, pen_left: float,
+    ) -> float:
+        """Cost of handing ``c`` to the next player, who may take the top discard.
+
+        An opened player lays a fitting card off at once: one card fewer to shed, and
+        with one card in hand that closes the deal, so the cost grows with what this
+        seat would then pay.  An unopened player is judged by the cards it took from
+        the discard pile (its ranks and neighbours) and those it threw away."""
+        p = self.p
+        cost = 0.0
+        if nxt_open:
+            if c == JOKER or any(t.fits(c) for t in table):
+                closeness = 1.0 if nxt_size <= 1 else 0.4 if nxt_size == 2 else 0.15 if nxt_size == 3 else 0.0
+                cost += p["w_feed_open"] + p["w_feed_close"] * closeness * pen_left
+            return cost
+        if c == JOKER:
+            return p["w_feed_rank"] * 2
+        r, s = rank_of(c), suit_of(c)
+        for x in picked:
+            if x == JOKER:
+                continue
+            if rank_of(x) == r:
+                cost += p["w_feed_rank"]
+            elif suit_of(x) == s and abs(rank_of(x) - r) <= 2:
+                cost += p["w_feed_suit"]
+        if nxt_discarded[c]:
+            cost -= 0.5 * p["w_feed_suit"]
+        return cost
