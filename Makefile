@@ -21,7 +21,7 @@ test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 demo: venv
-	$(VENV)/bin/carioca demo
+	$(VENV)/bin/carioca tournament --preset demo
 
 $(VENV)/.bench-installed: $(VENV)/.installed
 	$(PIP) install -e ".[bench]"

@@ -135,7 +135,7 @@ BUILTIN_AGENTS = ("random", "greedy", "heuristic")
 PRESETS: dict[str, dict[str, Any]] = {
     # The README's main command: the built-in agents over all seven contracts, a few
     # minutes on 2 cores.
-    "demo": {"agents": None, "players": 3, "contracts": ALL_CONTRACTS, "decks": 8, "max_turns": 1000},
+    "demo": {"agents": None, "players": 3, "contracts": ALL_CONTRACTS, "decks": 40, "max_turns": 1000},
     # A smoke test in seconds.
     "quick": {"agents": None, "players": 2, "contracts": (1, 2), "decks": 2, "max_turns": 300},
 }
