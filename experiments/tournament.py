@@ -331,8 +331,12 @@ def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], li
     return game, agents, seeds
 
 
-def play_task(config: TournamentConfig, task: Task) -> dict[str, Any]:
+def play_task(config: TournamentConfig, task: Task, records: tuple[Path, int] | None = None) -> dict[str, Any]:
     """Play one task and return its result line (a dict; see the module docstring).
+
+    ``records = (folder, every)`` saves the game record (``Game.save``, readable by
+    ``carioca replay``) of every ``every``-th task as ``folder/<task id>.json``; records
+    never change the results.
 
     Raises:
         TournamentError: an agent failed or made an illegal move (the message names the
@@ -391,6 +395,9 @@ def play_task(config: TournamentConfig, task: Task) -> dict[str, Any]:
             closer = result.closer
             penalty = list(result.scores)
             break
+    if records is not None and task.index % records[1] == 0:
+        records[0].mkdir(parents=True, exist_ok=True)
+        game.save(records[0] / f"{task.id}.json", agents=[f"{label} ({config.specs[a]})" for label, a in zip(seats, task.seating)])
     return {
         "task": task.id,
         "index": task.index,
@@ -411,8 +418,10 @@ def play_task(config: TournamentConfig, task: Task) -> dict[str, Any]:
     }
 
 
-def _play_chunk(config: TournamentConfig, chunk: Sequence[Task]) -> list[dict[str, Any]]:
-    return [play_task(config, t) for t in chunk]
+def _play_chunk(
+    config: TournamentConfig, chunk: Sequence[Task], records: tuple[Path, int] | None = None
+) -> list[dict[str, Any]]:
+    return [play_task(config, t, records) for t in chunk]
 
 
 def _worker_init() -> None:
@@ -569,6 +578,7 @@ def run_tournament(
     overwrite: bool = False,
     write_summary: bool = True,
     log: Callable[[str], None] | None = None,
+    record_every: int = 0,
 ) -> Summary:
     """Play the tournament's remaining deals into ``out_dir`` and summarize the folder.
 
@@ -581,6 +591,8 @@ def run_tournament(
         overwrite: delete an existing results file first instead of resuming it.
         write_summary: write summary.md/.csv/.json, pairs.csv and the plots.
         log: where notes go (default: stderr).
+        record_every: keep the game record of every n-th deal in ``out_dir/records``
+            (0, the default: none; 1: all).
 
     Returns:
         The :class:`Summary` of every result in the file.
@@ -627,7 +639,8 @@ def run_tournament(
         if existing.records:
             say(f"resuming {path}: {len(existing.records)} of {len(tasks)} deals already played, {len(todo)} to play")
         try:
-            _play_into(config, todo, fh, workers, progress, len(tasks), len(existing.records))
+            records = (out / "records", record_every) if record_every > 0 else None
+            _play_into(config, todo, fh, workers, progress, len(tasks), len(existing.records), records)
         except TournamentError as exc:
             fh.flush()
             kept = len(read_results(path).records)
@@ -659,6 +672,7 @@ def _play_into(
     progress: bool,
     total: int,
     done: int,
+    records: tuple[Path, int] | None = None,
 ) -> None:
     from tqdm import tqdm
 
@@ -678,13 +692,13 @@ def _play_into(
     try:
         if workers <= 1 or len(todo) <= 1:
             for task in todo:
-                write(play_task(config, task))
+                write(play_task(config, task, records))
             return
         chunk = max(1, min(8, len(todo) // (workers * 16)))
         chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
-            futures: list[Future[list[dict[str, Any]]]] = [pool.submit(_play_chunk, config, c) for c in chunks]
+            futures: list[Future[list[dict[str, Any]]]] = [pool.submit(_play_chunk, config, c, records) for c in chunks]
             try:
                 for fut in futures:  # in task order, whatever finishes first
                     for rec in fut.result():
@@ -1182,6 +1196,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--out", type=Path, help="results folder (default results/tournament-<agents>-p<players>-<config hash>)")
     r.add_argument("--overwrite", action="store_true", help="delete an existing results file in --out instead of resuming it")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument("--records", type=int, default=0, metavar="N",
+                   help="keep the game record of every N-th deal in OUT/records for carioca replay (default 0: none; 1: all)")
     r.add_argument("--report", type=Path, metavar="DIR",
                    help="only summarize the results already in DIR (no play); the other options are ignored")
 
@@ -1260,7 +1276,7 @@ def run(args: argparse.Namespace) -> int:
               f"{len(config.contracts)} contracts) -> {out / RESULTS_FILE}", file=sys.stderr)
         start = time.monotonic()
         summary = run_tournament(config, out, workers=args.workers, progress=not args.no_progress,
-                                 overwrite=args.overwrite)
+                                 overwrite=args.overwrite, record_every=args.records)
     except TournamentError as exc:
         err(str(exc))
         return 2

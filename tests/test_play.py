@@ -151,3 +151,19 @@ def test_replay_refuses_edited_truncated_and_foreign_records(tmp_path: Path) -> 
     out = io.StringIO()
     assert replay.run(argparse.Namespace(record=bad, seat=None, quiet=True), out=out) == 1
     assert out.getvalue().startswith("refused: cannot read a game record")
+
+
+def test_tournament_keeps_sampled_records_that_replay(tmp_path: Path) -> None:
+    from experiments.tournament import TournamentConfig, read_results, run_tournament
+
+    config = TournamentConfig(agents=("heuristic", "random"), players=2, contracts=(1, 2), decks=2, max_turns=300)
+    run_tournament(config, tmp_path, workers=1, progress=False, write_summary=False, log=lambda m: None, record_every=3)
+    files = sorted((tmp_path / "records").glob("*.json"))
+    results = read_results(tmp_path / "results.jsonl").records
+    kept = [r for r in results.values() if r["index"] % 3 == 0]
+    assert len(files) == len(kept) > 0
+    for rec in kept:
+        record = json.loads((tmp_path / "records" / f"{rec['task']}.json").read_text())
+        game = replay.replay(record, io.StringIO(), quiet=True)
+        if not rec["truncated"]:
+            assert list(game.deal_results[-1].scores) == rec["penalty"]
