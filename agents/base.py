@@ -8,6 +8,7 @@ so it cannot read another hand or the stock order.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -30,3 +31,16 @@ class Agent(Protocol):
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` (never empty) for the seat of ``view``."""
         ...
+
+
+class SeededAgent:
+    """Base of the scripted agents: one ``random.Random`` for tie-breaks, reseeded by :meth:`reset`."""
+
+    name = "seeded"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int) -> None:
+        """Reseed the generator: the same seed gives the same decisions."""
+        self.rng = random.Random(seed)

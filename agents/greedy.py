@@ -19,27 +19,20 @@ Ties are broken by the agent's own seeded generator.  It reads only the PlayerVi
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from carioca_env import Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of
 from carioca_env.openings import can_open
 
+from agents.base import SeededAgent
 from agents.features import counts_plus, groups_of, links_of, sim_table
 
 
-class GreedyAgent:
+class GreedyAgent(SeededAgent):
     """The greedy scripted player (see the module docstring)."""
 
     name = "greedy"
-
-    def __init__(self, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
-
-    def reset(self, seed: int) -> None:
-        """Reseed the tie-breaking generator."""
-        self.rng = random.Random(seed)
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` from the seat's view only."""

@@ -36,13 +36,13 @@ Everything comes from the PlayerView; ties are broken by the agent's seeded gene
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from carioca_env import End, Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
 from carioca_env.melds import MeldKind, card_positions
 
+from agents.base import SeededAgent
 from agents.features import (
     SimMeld,
     analyze,
@@ -71,20 +71,16 @@ DEFAULT_PARAMS: dict[str, float] = {
 }
 
 
-class HeuristicAgent:
+class HeuristicAgent(SeededAgent):
     """The deficiency-based scripted player (see the module docstring)."""
 
     name = "heuristic"
 
     def __init__(self, seed: int = 0, params: dict[str, float] | None = None) -> None:
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         self.p = dict(DEFAULT_PARAMS)
         if params:
             self.p.update(params)
-
-    def reset(self, seed: int) -> None:
-        """Reseed the tie-breaking generator."""
-        self.rng = random.Random(seed)
 
     # ------------------------------------------------------------------ protocol
 

@@ -36,12 +36,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from carioca_env.actions import ActionKind, action_table
+from carioca_env.actions import action_table
 from carioca_env.cards import card_symbol, cards_str
 from carioca_env.errors import IllegalMoveError, InvalidConfigError
-from carioca_env.game import Game, GameConfig, Phase
+from carioca_env.game import Game, GameConfig
 from carioca_env.melds import Meld
-from carioca_env.moves import Move, MoveKind
+from carioca_env.moves import Move
 from carioca_env.observation import OBS_HIGH, encode_observation, obs_layout
 
 REWARDS = ("penalty", "win")

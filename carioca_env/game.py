@@ -39,7 +39,7 @@ from carioca_env.errors import (
     MisdealError,
     RecordError,
 )
-from carioca_env.melds import End, Meld, MeldKind, TableMeld, check_opening_meld
+from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
 
