@@ -44,3 +44,13 @@ class SeededAgent:
     def reset(self, seed: int) -> None:
         """Reseed the generator: the same seed gives the same decisions."""
         self.rng = random.Random(seed)
+
+
+def forced_draw(legal: Sequence[Move]) -> Move | None:
+    """The draw when only one of stock and discard is legal (no choice to make), else None."""
+    take, stock = Move.draw_discard(), Move.draw_stock()
+    if take not in legal:
+        return stock
+    if stock not in legal:
+        return take
+    return None

@@ -25,7 +25,7 @@ from carioca_env import Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of
 from carioca_env.openings import can_open
 
-from agents.base import SeededAgent
+from agents.base import SeededAgent, forced_draw
 from agents.features import counts_plus, groups_of, links_of, sim_table
 
 
@@ -64,12 +64,10 @@ class GreedyAgent(SeededAgent):
         return sum(n * PENALTY[c] for c, n in enumerate(counts) if n)
 
     def _draw(self, view: PlayerView, legal: Sequence[Move]) -> Move:
-        take = Move.draw_discard()
-        stock = Move.draw_stock()
-        if take not in legal:
-            return stock
-        if stock not in legal:
-            return take
+        forced = forced_draw(legal)
+        if forced is not None:
+            return forced
+        take, stock = Move.draw_discard(), Move.draw_stock()
         top = view.top_discard
         counts = view.hand_counts
         if view.opened[view.seat]:

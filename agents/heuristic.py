@@ -42,7 +42,7 @@ from carioca_env import End, Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
 from carioca_env.melds import MeldKind, card_positions
 
-from agents.base import SeededAgent
+from agents.base import SeededAgent, forced_draw
 from agents.features import (
     SimMeld,
     analyze,
@@ -121,12 +121,10 @@ class HeuristicAgent(SeededAgent):
     # ------------------------------------------------------------------ draw
 
     def _draw(self, view: PlayerView, legal: Sequence[Move]) -> Move:
-        take = Move.draw_discard()
-        stock = Move.draw_stock()
-        if take not in legal:
-            return stock
-        if stock not in legal:
-            return take
+        forced = forced_draw(legal)
+        if forced is not None:
+            return forced
+        take, stock = Move.draw_discard(), Move.draw_stock()
         top = view.top_discard
         counts = view.hand_counts
         if view.opened[view.seat]:
