@@ -45,6 +45,7 @@ import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, card_str, parse_card
 from carioca_env.errors import InvalidNotationError
+from carioca_env.game import Game, Phase
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, End, Meld
 from carioca_env.moves import Move, MoveKind
 
@@ -123,6 +124,11 @@ class ActionTable:
             start += sizes[kind]
         self.size = start
         self._decoded = tuple(self._decode(a) for a in range(self.size))
+        self._draw_stock = self.ranges[ActionKind.DRAW_STOCK].start
+        self._draw_discard = self.ranges[ActionKind.DRAW_DISCARD].start
+        self._open_base = self.ranges[ActionKind.OPEN_MELD].start
+        d = self.ranges[ActionKind.DISCARD]
+        self._discards = slice(d.start, d.stop)
         self._strings = tuple(self._to_string(d) for d in self._decoded)
         self._by_string = {s: a for a, s in enumerate(self._strings)}
 
@@ -190,6 +196,37 @@ class ActionTable:
                     mask[open_base + self.meld_id[move.melds[k]]] = 1
             elif not k:
                 mask[self.move_actions(move, actor)[0]] = 1
+        return mask
+
+    def game_mask(self, game: Game, pending: Sequence[Meld] = ()) -> np.ndarray:
+        """The mask of ``legal_mask(game.legal_moves(), game.current_player, pending)``, made faster.
+
+        The environment's path: draws and discards come straight from the stock, the
+        pile and the hand counts, and only the play phase's melding moves are generated.
+        The tests compare it with :meth:`legal_mask` on many random states.
+        """
+        mask = np.zeros(self.size, dtype=np.int8)
+        phase = game.phase
+        if phase is Phase.DRAW:
+            if game.stock:
+                mask[self._draw_stock] = 1
+            if game.discard:
+                mask[self._draw_discard] = 1
+            return mask
+        if phase is Phase.GAME_OVER:
+            return mask
+        k = len(pending)
+        if phase is Phase.PLAY:
+            actor = game.current_player
+            prefix = tuple(pending)
+            for move in game.meld_moves():
+                if move.kind is MoveKind.OPEN:
+                    if move.melds[:k] == prefix:
+                        mask[self._open_base + self.meld_id[move.melds[k]]] = 1
+                elif not k:
+                    mask[self.move_actions(move, actor)[0]] = 1
+        if not k:
+            mask[self._discards] = np.array(game.hands[game.current_player], dtype=bool)
         return mask
 
     # --- decoding

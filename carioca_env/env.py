@@ -42,7 +42,7 @@ from carioca_env.errors import IllegalMoveError, InvalidConfigError
 from carioca_env.game import Game, GameConfig
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
-from carioca_env.observation import OBS_HIGH, encode_observation, obs_layout
+from carioca_env.observation import OBS_HIGH, GameEncoder, obs_layout
 
 REWARDS = ("penalty", "win")
 ILLEGAL = ("raise", "penalize")
@@ -100,22 +100,16 @@ class CariocaState:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.table = action_table(game.num_players)
+        self.encoder = GameEncoder(game.num_players)
         self.pending: list[Meld] = []
         self._mask_key: tuple[int, int] | None = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
-        self._legal_key = -1
-        self._legal: list[Move] = []
 
     def _refresh(self) -> None:
-        game = self.game
-        moves_played = len(game.moves)
-        if moves_played != self._legal_key:
-            self._legal_key = moves_played
-            self._legal = game.legal_moves()
-        key = (moves_played, len(self.pending))
+        key = (len(self.game.moves), len(self.pending))
         if key != self._mask_key:
             self._mask_key = key
-            self._mask = self.table.legal_mask(self._legal, game.current_player, self.pending)
+            self._mask = self.table.game_mask(self.game, self.pending)
 
     def mask(self) -> np.ndarray:
         """The legal-action mask of the seat to act (a fresh copy)."""
@@ -159,7 +153,7 @@ class CariocaState:
     def observe(self, seat: int) -> np.ndarray:
         """The observation array of ``seat`` (the opening being chosen is the actor's only)."""
         pending = self.pending if seat == self.game.current_player else ()
-        return encode_observation(self.game.view(seat), pending)
+        return self.encoder.encode(self.game, seat, pending)
 
 
 def _render_hand(cards: Sequence[int]) -> str:

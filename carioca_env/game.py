@@ -374,6 +374,9 @@ class Game:
         self.totals = [0] * self.num_players
         self.deal_index = 0
         self.winners: tuple[int, ...] = ()
+        #: bumped whenever the table changes (a new deal, an opening, a lay-off, a swap),
+        #: so observation encoders can reuse work done for the same table
+        self.table_version = 0
         self._legal: dict[Phase, Callable[[], list[Move]]] = {
             Phase.DRAW: self._legal_draw,
             Phase.PLAY: self._legal_play,
@@ -428,6 +431,7 @@ class Game:
         self.discard = [deck[pos]]
         self.stock = deck[pos + 1:][::-1]  # top of the stock is the list's end
         self.table: list[list[TableMeld]] = [[] for _ in range(n)]
+        self.table_version += 1
         self.opened = [False] * n
         self.picked = [[] for _ in range(n)]
         self.known = [[0] * NUM_CARD_TYPES for _ in range(n)]
@@ -529,6 +533,18 @@ class Game:
         return [_DISCARDS[c] for c in range(NUM_CARD_TYPES) if counts[c]]
 
     def _legal_play(self) -> list[Move]:
+        moves = self.meld_moves()
+        moves.extend(self._legal_discard())
+        return moves
+
+    def meld_moves(self) -> list[Move]:
+        """The legal moves of the play phase other than discards: openings, lay-offs, swaps.
+
+        Empty outside the play phase.  ``legal_moves()`` in the play phase is this list
+        followed by the discards.
+        """
+        if self.phase is not Phase.PLAY:
+            return []
         seat = self.current
         counts = self.hands[seat]
         moves: list[Move] = []
@@ -546,7 +562,6 @@ class Game:
                         for card in dict.fromkeys(swaps):
                             if counts[card]:
                                 moves.extend(Move.swap(card, owner, index, e) for e in ends)
-        moves.extend(self._legal_discard())
         return moves
 
     # ------------------------------------------------------------------ applying
@@ -670,6 +685,7 @@ class Game:
             for c in meld.cards:
                 self._remove(seat, c)
             self.table[seat].append(TableMeld(meld, seat))
+        self.table_version += 1
         self.opened[seat] = True
         self.history.append(PublicEvent(seat, "OPEN", -1, move))
         self.phase = Phase.DISCARD  # R8: nothing else on the opening turn
@@ -715,6 +731,7 @@ class Game:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].lay_off(move.card, move.end)
+        self.table_version += 1
         self.history.append(PublicEvent(seat, "LAY_OFF", move.card, move))
 
     def _check_swap(self, move: Move) -> None:
@@ -737,6 +754,7 @@ class Game:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].swap(move.card, move.end)  # type: ignore[arg-type]
+        self.table_version += 1
         self.history.append(PublicEvent(seat, "SWAP", move.card, move))
 
     def _check_discard(self, move: Move) -> None:

@@ -48,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, deck_counts
-from carioca_env.game import Phase, PlayerView
+from carioca_env.game import Game, Phase, PlayerView
 from carioca_env.melds import Meld, MeldKind
 
 MELD_SLOTS = 3
@@ -169,3 +169,139 @@ def encode_observation(view: PlayerView, pending: Sequence[Meld] = ()) -> np.nda
                 out[p + c] += 1.0
         out[s["pending_melds"].start] = len(pending) / 3.0
     return out
+
+
+class _SeatCache:
+    """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes."""
+
+    __slots__ = ("game", "out", "hand", "pile", "top", "discarded", "known", "table_version", "table_counts",
+                 "pending")
+
+    def __init__(self, game: Game, size: int) -> None:
+        self.game = game  # the game itself, not its id: an id can be reused once collected
+        self.out = np.zeros(size, dtype=np.float32)
+        self.hand: list[int] | None = None
+        self.pile: list[int] | None = None
+        self.top = -1  # index of the top-discard one-hot set in out, if any
+        self.pending = False  # whether out holds opening melds being chosen
+        self.discarded: list[list[int] | None] = [None] * game.num_players
+        self.known: list[list[int] | None] = [None] * game.num_players
+        self.table_version = -1
+        self.table_counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
+
+
+class GameEncoder:
+    """The environment's fast path: the same array as :func:`encode_observation`, read from a game.
+
+    :func:`encode_observation` builds everything from a :class:`PlayerView` and stays the
+    reference: the tests compare the two on many random states of every deal, phase and
+    player count, so this encoder cannot show a seat more than its view holds.  It skips
+    building the view (copies of every public list) and keeps, per observing seat, the
+    array it returned last time: card-count pieces are rewritten only when their source
+    list changed (a list comparison costs far less than a conversion) and the melds only
+    when ``Game.table_version`` moved.
+    """
+
+    def __init__(self, num_players: int) -> None:
+        layout = obs_layout(num_players)
+        self.num_players = num_players
+        self.layout = layout
+        s = layout.slices
+        self._off = {name: sl.start for name, sl in s.items()}
+        self._hand = s["hand"]
+        self._top = s["top_discard"]
+        self._pile = s["discard_pile"]
+        self._unseen = s["unseen"]
+        self._melds = s["melds"]
+        self._tail = slice(s["opened"].start, s["phase"].stop)
+        self._pending = slice(s["pending"].start, s["pending_melds"].stop)
+        if self._tail.stop != self._pending.start or self._pending.stop != layout.size:
+            raise RuntimeError("GameEncoder expects opened..phase, then pending, pending_melds, to end the layout")
+        self._caches: list[_SeatCache | None] = [None] * num_players
+        self._orders = [[(seat + k) % num_players for k in range(num_players)] for seat in range(num_players)]
+
+    def _write_melds(self, game: Game, seat: int, cache: _SeatCache) -> None:
+        n = self.num_players
+        out = cache.out
+        out[self._melds] = 0.0
+        counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
+        base = self._melds.start
+        for k in range(n):
+            for j, meld in enumerate(game.table[(seat + k) % n]):
+                if j < MELD_SLOTS:
+                    _encode_meld(out, base + (k * MELD_SLOTS + j) * MELD_FEATURES, meld)  # type: ignore[arg-type]
+                for c in meld.cards:
+                    counts[c] += 1.0
+        cache.table_counts = counts
+        cache.table_version = game.table_version
+
+    def encode(self, game: Game, seat: int, pending: Sequence[Meld] = ()) -> np.ndarray:
+        """The observation array of ``seat`` in ``game`` (``pending``: opening melds chosen so far)."""
+        n = self.num_players
+        off = self._off
+        cache = self._caches[seat]
+        if cache is None or cache.game is not game:
+            cache = self._caches[seat] = _SeatCache(game, self.layout.size)
+        out = cache.out
+        if cache.top >= 0:
+            out[cache.top] = 0.0
+            cache.top = -1
+        counts_changed = False
+        hand = game.hands[seat]
+        if hand != cache.hand:
+            out[self._hand] = hand
+            cache.hand = list(hand)
+            counts_changed = True
+        pile = game.discard
+        if pile != cache.pile:
+            out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
+            cache.pile = list(pile)
+            counts_changed = True
+        if pile:
+            cache.top = self._top.start + pile[-1]
+            out[cache.top] = 1.0
+        if game.table_version != cache.table_version:
+            self._write_melds(game, seat, cache)
+            counts_changed = True
+        if counts_changed:
+            out[self._unseen] = _DECK - out[self._hand] - out[self._pile] - cache.table_counts
+        d0 = off["discarded_by"]
+        k0 = off["known_cards"] - NUM_CARD_TYPES  # opponents only: relative seat k >= 1
+        order = self._orders[seat]
+        for k, q in enumerate(order):
+            d = game.discarded[q]
+            if d != cache.discarded[q]:
+                out[d0 + k * NUM_CARD_TYPES:d0 + (k + 1) * NUM_CARD_TYPES] = d
+                cache.discarded[q] = list(d)
+            if k:
+                kn = game.known[q]
+                if kn != cache.known[q]:
+                    out[k0 + k * NUM_CARD_TYPES:k0 + (k + 1) * NUM_CARD_TYPES] = kn
+                    cache.known[q] = list(kn)
+        # "opened" .. "phase" are contiguous: one list, one assignment
+        opened, sizes, totals = game.opened, game.hand_sizes, game.totals
+        tail = [float(opened[q]) for q in order]
+        tail.extend(sizes[q] / 13.0 for q in order)
+        tail.extend(min(totals[q] / 100.0, OBS_HIGH) for q in order)
+        contract = [0.0] * NUM_CONTRACTS
+        contract[game.deal_number - 1] = 1.0
+        tail += contract
+        tail.append(game.deal_index / 7.0)
+        dealer = [0.0] * n
+        dealer[(game.dealer - seat) % n] = 1.0
+        tail += dealer
+        tail.append(len(game.stock) / 108.0)
+        tail.append(min(game.turn / 100.0, OBS_HIGH))
+        phase = [0.0] * 4
+        phase[3 if pending else _PHASE_INDEX[game.phase]] = 1.0
+        tail += phase
+        out[self._tail] = tail
+        if pending or cache.pending:
+            out[self._pending] = 0.0
+            p = off["pending"]
+            for meld in pending:
+                for c in meld.cards:
+                    out[p + c] += 1.0
+            out[off["pending_melds"]] = len(pending) / 3.0
+            cache.pending = bool(pending)
+        return out.copy()

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations_with_replacement
+from functools import lru_cache
+from itertools import combinations_with_replacement, product
 
-from carioca_env.cards import JOKER, NUM_RANKS, NUM_SUITS
-from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, Meld, MeldKind, position_card
+from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS
+from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, Meld, MeldKind
 
 
 @dataclass(frozen=True)
@@ -91,50 +92,75 @@ def _run_table() -> tuple[tuple[tuple[int, Meld, tuple[Meld, ...]], ...], ...]:
 
 _TRIOS = _trio_table()
 _RUNS = _run_table()
-_POSITION_CARDS = tuple(
-    tuple(position_card(suit, p) for p in range(LOW_ACE, HIGH_ACE + 1)) for suit in range(NUM_SUITS)
-)
 _FULL = 0b1111
 #: a 4-bit window with exactly one position missing -> the index of that position
 _ONE_MISSING = {_FULL ^ (1 << i): i for i in range(RUN_SIZE)}
 
 
+def _trio_lookup() -> tuple[dict[tuple[int, int, int, int, bool], tuple[Meld, ...]], ...]:
+    """Per rank: (copies held per suit, 0..2; holds a joker) -> the trios of
+    :data:`_TRIOS` that hand can lay, in table order (built once, 162 keys a rank)."""
+    lookup = []
+    for rank in range(NUM_RANKS):
+        by_key = {}
+        for held in product(range(3), repeat=NUM_SUITS):
+            for joker in (False, True):
+                counts = [0] * NUM_CARD_TYPES
+                for suit, k in enumerate(held):
+                    counts[rank + 13 * suit] = k
+                by_key[(*held, joker)] = tuple(
+                    meld for needs, meld, uses_joker in _TRIOS[rank]
+                    if (joker or not uses_joker) and all(counts[c] >= k for c, k in needs)
+                )
+        lookup.append(by_key)
+    return tuple(lookup)
+
+
+_TRIO_LOOKUP = _trio_lookup()
+
+
 def trio_candidates(counts: Sequence[int]) -> list[Meld]:
     """Every opening trio the hand can lay on its own, in a fixed order (R5)."""
-    jokers = counts[JOKER]
+    joker = counts[JOKER] > 0
     out: list[Meld] = []
     for rank in range(NUM_RANKS):
-        naturals = counts[rank] + counts[rank + 13] + counts[rank + 26] + counts[rank + 39]
-        if naturals < 2 or (naturals == 2 and not jokers):
+        a, b, c, d = counts[rank], counts[rank + 13], counts[rank + 26], counts[rank + 39]
+        if a + b + c + d < (1 if joker else 2) + 1:
             continue
-        for needs, meld, uses_joker in _TRIOS[rank]:
-            if uses_joker and not jokers:
-                continue
-            if all(counts[c] >= k for c, k in needs):
-                out.append(meld)
+        # a natural held 3+ times is impossible (two packs), so the key needs no capping
+        out.extend(_TRIO_LOOKUP[rank][(a, b, c, d, joker)])
     return out
 
 
 def run_candidates(counts: Sequence[int]) -> list[Meld]:
     """Every opening run the hand can lay on its own, in a fixed order (R4, R5)."""
-    jokers = counts[JOKER]
+    joker = counts[JOKER] > 0
     out: list[Meld] = []
     for suit in range(NUM_SUITS):
-        bits = 0
-        for i, c in enumerate(_POSITION_CARDS[suit]):
-            if counts[c]:
-                bits |= 2 << i  # bit p for position p (1..14)
-        if not bits:
-            continue
-        for lo, plain, with_joker in _RUNS[suit]:
-            window = (bits >> lo) & _FULL
-            if window == _FULL:
-                out.append(plain)
-                if jokers:
-                    out.extend(with_joker)
-            elif jokers and window in _ONE_MISSING:
-                out.append(with_joker[_ONE_MISSING[window]])
+        out.extend(_suit_runs(suit, tuple(counts[suit * NUM_RANKS:(suit + 1) * NUM_RANKS]), joker))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_runs(suit: int, held: tuple[int, ...], joker: bool) -> tuple[Meld, ...]:
+    """The opening runs of one suit, given the copies held of its ranks A..K and whether a
+    joker is held (a pure function, cached: hands repeat their suits very often)."""
+    bits = 0
+    for p in range(LOW_ACE, HIGH_ACE + 1):
+        if held[(p - 1) % NUM_RANKS]:  # positions 1 and 14 are both the ace
+            bits |= 1 << p
+    out: list[Meld] = []
+    if not bits:
+        return ()
+    for lo, plain, with_joker in _RUNS[suit]:
+        window = (bits >> lo) & _FULL
+        if window == _FULL:
+            out.append(plain)
+            if joker:
+                out.extend(with_joker)
+        elif joker and window in _ONE_MISSING:
+            out.append(with_joker[_ONE_MISSING[window]])
+    return tuple(out)
 
 
 def _take(counts: list[int], meld: Meld) -> bool:

@@ -418,3 +418,81 @@ def test_render_shows_only_the_acting_hand_unless_god_view() -> None:
     god = carioca_v0.env(num_players=3, render_mode="ansi", render_all_hands=True)
     god.reset(seed=0)
     assert god.render().count("hand:") == 3
+
+
+def _melding_walk(n: int, seed: int, steps: int, bias: float = 0.9):
+    """Yield (state, action about to be played) along a full game by a policy that likes to meld."""
+    rng = random.Random(seed)
+    table = action_table(n)
+    state = CariocaState(Game(GameConfig(num_players=n), seed=seed))
+    for _ in range(steps):
+        if state.game.game_over:
+            return
+        legal = [int(a) for a in np.flatnonzero(state.mask())]
+        melding = [a for a in legal if table.decode(a).kind in (ActionKind.OPEN_MELD, ActionKind.LAY_OFF, ActionKind.SWAP)]
+        a = rng.choice(melding) if melding and rng.random() < bias else rng.choice(legal)
+        yield state, a
+        state.step(a)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_fast_encoder_and_mask_equal_the_view_based_reference(n: int) -> None:
+    """The env's GameEncoder and ActionTable.game_mask give exactly what the reference
+    paths give (encode_observation of the seat's view; legal_mask of legal_moves), for
+    every seat at every step of whole games, across deal changes and table changes."""
+    table = action_table(n)
+    seen: dict[str, int] = {}
+    for seed in range(3):
+        for state, a in _melding_walk(n, seed, 1500):
+            game = state.game
+            for seat in range(n):
+                pending = state.pending if seat == game.current_player else ()
+                fast = state.observe(seat)
+                assert np.array_equal(fast, encode_observation(game.view(seat), pending)), (seed, seat, len(game.moves))
+            reference = table.legal_mask(game.legal_moves(), game.current_player, state.pending)
+            assert np.array_equal(state.mask(), reference)
+            kind = table.decode(a).kind.name
+            seen[kind] = seen.get(kind, 0) + 1
+            seen[f"deal{game.deal_number}"] = 1
+    # the walk reached the table-changing actions and later deals, so the caches were exercised
+    assert seen.get("LAY_OFF", 0) > 0 and seen.get("OPEN_MELD", 0) > 0, seen
+    assert sum(1 for k in seen if k.startswith("deal")) >= 2, seen
+
+
+def test_fast_encoder_does_not_reuse_one_games_cache_for_another() -> None:
+    from carioca_env.observation import GameEncoder
+
+    encoder = GameEncoder(2)
+    games = [Game(GameConfig(num_players=2), seed=s) for s in (1, 2)]
+    for _ in range(3):
+        for game in games:
+            for seat in range(2):
+                assert np.array_equal(encoder.encode(game, seat), encode_observation(game.view(seat)))
+            game.apply(game.legal_moves()[0])
+
+
+def test_joker_swap_is_seen_by_the_fast_encoder() -> None:
+    """A swap keeps the table's card count (a natural replaces a joker): the encoder must
+    still notice it (Game.table_version)."""
+    swaps = 0
+    table = action_table(2)
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = CariocaState(Game(GameConfig(num_players=2), seed=seed))
+        for _ in range(3000):
+            if state.game.game_over:
+                break
+            legal = [int(a) for a in np.flatnonzero(state.mask())]
+            swap = [a for a in legal if table.decode(a).kind is ActionKind.SWAP]
+            melding = [a for a in legal if table.decode(a).kind in (ActionKind.OPEN_MELD, ActionKind.LAY_OFF)]
+            if swap:
+                seat = state.game.current_player
+                before = state.observe(seat)  # fills the cache before the swap
+                state.step(swap[0])
+                after = state.observe(seat)
+                assert not np.array_equal(before, after)
+                assert np.array_equal(after, encode_observation(state.game.view(seat)))
+                swaps += 1
+            else:
+                state.step(rng.choice(melding) if melding else rng.choice(legal))
+    assert swaps >= 3
