@@ -144,17 +144,41 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         """The learner's legal-action mask (bool), as MaskablePPO expects."""
         return self.aec.action_mask(self.agent).astype(bool)
 
+    #: fresh games tried by :meth:`reset` before giving up on the learner ever acting
+    MAX_RESET_TRIES = 1000
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game; opponents play until the learner is to act."""
+        """Start a game; opponents play until the learner is to act.
+
+        On contracts 6 and 7 a seat that holds the whole contract from the deal can close
+        on its first turn (11 of 12 cards laid, the 12th discarded), so the opponents may
+        end a one-deal episode before the learner acts.  Such a game gives the learner no
+        decision and is replaced by a fresh one; ``info["games_skipped"]`` counts them.
+
+        Raises:
+            RuntimeError: a stacked deck (``options["deck"]``) whose game ends before the
+                learner acts (replacing it would change what was asked for).
+        """
         super().reset(seed=seed)
         rng = self.np_random
-        if self.learner_seat is None:
-            self.seat = int(rng.integers(self.config.num_players))
-        self.aec.reset(seed=int(rng.integers(2**62)), options=options)
-        for d in self.drivers:
-            d.reset(int(rng.integers(2**62)))
-        self._play_others()
-        return self._obs_info()
+        for skipped in range(self.MAX_RESET_TRIES):
+            if self.learner_seat is None:
+                self.seat = int(rng.integers(self.config.num_players))
+            self.aec.reset(seed=int(rng.integers(2**62)), options=options)
+            for d in self.drivers:
+                d.reset(int(rng.integers(2**62)))
+            self._play_others()
+            if not (self.aec.terminations[self.agent] or self.aec.truncations[self.agent]):
+                obs, info = self._obs_info()
+                info["games_skipped"] = skipped
+                return obs, info
+            if options and "deck" in options:
+                raise RuntimeError(
+                    "with this stacked deck the opponents end the episode before the learner acts "
+                    f"(deal results {[r.scores for r in self.aec.game.deal_results]}); stack a deck that "
+                    "gives the learner a turn, or seat the learner first"
+                )
+        raise RuntimeError(f"in {self.MAX_RESET_TRIES} fresh games the learner never got a turn")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the opponents until the learner acts again."""

@@ -104,3 +104,50 @@ def test_bad_wrapper_arguments_are_refused() -> None:
         CariocaSingleAgentEnv(num_players=3, opponents=[None])
     with pytest.raises(InvalidConfigError, match="an opponent must be"):
         CariocaSingleAgentEnv(num_players=2, opponents=42)
+
+
+def _first_turn_close_deck() -> list[int]:
+    """Contract 6, two seats, seat 1 deals: seat 0 plays first holding the whole contract
+    (a trio and two runs, 11 cards), so it can lay it all and discard its 12th card."""
+    from carioca_env.cards import parse_card
+    from carioca_env.game import stack_deck
+
+    closer = "8C 8D 8H 2S 3S 4S 5S 2H 3H 4H 5H".split()
+    other = "9C 9D JH QS KS 7C 7D 10H 10S 6C 6D".split()
+    return stack_deck([[parse_card(c) for c in closer], [parse_card(c) for c in other]],
+                      parse_card("KD"), [parse_card("QC")], dealer=1)
+
+
+class _OpensAtOnce(RandomAgent):
+    def act(self, view, legal):
+        opens = [m for m in legal if m.kind.name == "OPEN"]
+        return opens[0] if opens else super().act(view, legal)
+
+
+def test_reset_replaces_a_game_the_opponents_end_before_the_learner_acts() -> None:
+    """Contracts 6 and 7 allow a close on the very first turn; a one-deal episode that ends
+    before the learner's first turn gives it no decision, so reset deals a fresh game."""
+    env = CariocaSingleAgentEnv(num_players=2, deals=(6,), opponents=_OpensAtOnce(3), learner_seat=1, max_turns=None)
+    real_reset = env.aec.reset
+    calls = []
+
+    def first_game_stacked(seed=None, options=None):
+        calls.append(seed)
+        real_reset(seed=seed, options={"deck": _first_turn_close_deck(), "dealer": 1} if len(calls) == 1 else options)
+
+    env.aec.reset = first_game_stacked
+    obs, info = env.reset(seed=0)
+    assert info["games_skipped"] == 1 and len(calls) == 2
+    assert env.aec.agent_selection == "player_1" and env.action_masks().any()
+    _obs, _r, terminated, truncated, _info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert not truncated
+
+
+def test_reset_refuses_a_stacked_deck_that_never_lets_the_learner_act() -> None:
+    env = CariocaSingleAgentEnv(num_players=2, deals=(6,), opponents=_OpensAtOnce(3), learner_seat=1, max_turns=None)
+    with pytest.raises(RuntimeError, match="before the learner acts"):
+        env.reset(seed=0, options={"deck": _first_turn_close_deck(), "dealer": 1})
+    # seated first, the learner acts in the same stacked game
+    env = CariocaSingleAgentEnv(num_players=2, deals=(6,), opponents=_OpensAtOnce(3), learner_seat=0, max_turns=None)
+    _obs, info = env.reset(seed=0, options={"deck": _first_turn_close_deck(), "dealer": 1})
+    assert info["games_skipped"] == 0
