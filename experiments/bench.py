@@ -70,33 +70,36 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from experiments.train import DEFAULT_N_ENVS, DEFAULT_VEC
+from experiments.train import TRAIN_SETTINGS as _TRAIN
+
 SECTIONS = ("engine", "env", "masks", "reference", "ppo")
 FORMAT = "carioca-bench"
 VERSION = 1
 
-#: Training settings of the ``ppo`` section (compared with MaskablePPO's defaults).
-#: Chosen for throughput on a 2-core CPU machine (measured with this bench):
+#: Training settings of the ``ppo`` section (compared with MaskablePPO's defaults): the
+#: project's own, :data:`experiments.train.TRAIN_SETTINGS` with the way ``carioca train``
+#: runs them, so the figure is the speed of real training.  Chosen for throughput on a
+#: 2-core CPU machine (measured with this bench):
 #: - ``torch_threads`` 1: torch's default of one thread per core makes every small
 #:   matrix product wait for a second thread that other processes keep busy (5-40x
 #:   slower under load here);
 #: - ``n_envs`` 8 in one process (DummyVecEnv): the policy's forward pass, which costs
 #:   more than an env step, runs once per 8 steps (SubprocVecEnv pays pickling and
 #:   two pipe round trips per step, one for the masks, and loses on 2 cores);
-#: - ``n_steps`` 2048 in all (256 per env), ``batch_size`` 512, ``n_epochs`` 2, one
-#:   hidden layer of 64: few gradient steps on a small network;
+#: - a 1,024-step rollout over all environments, ``batch_size`` 256, ``n_epochs`` 4,
+#:   one hidden layer of 64: few gradient steps on a small network;
 #: - ``validate_args`` False: no torch distribution argument checks (they re-validate
 #:   the 2,191 masked logits at every step; they also catch NaN logits, so turn them
 #:   back on when debugging a diverging run).
 TRAIN_SETTINGS: dict[str, Any] = {
-    "n_steps": 2048,
-    "batch_size": 512,
-    "n_epochs": 2,
-    "learning_rate": 3e-4,
-    "net_arch": [64],
+    "n_steps": _TRAIN["rollout_steps"],
+    **{k: _TRAIN[k] for k in ("batch_size", "n_epochs", "learning_rate", "net_arch", "gamma", "gae_lambda",
+                              "clip_range", "ent_coef", "vf_coef", "max_grad_norm")},
     "torch_threads": 1,
     "validate_args": False,
-    "n_envs": 8,
-    "vec_env": "dummy",
+    "n_envs": DEFAULT_N_ENVS,
+    "vec_env": DEFAULT_VEC,
 }
 
 #: The single-agent configuration trained in the ``ppo`` section.
@@ -769,8 +772,9 @@ def _ppo_kwargs(settings: dict[str, Any] | None, sizes: Sizes) -> tuple[dict[str
     ``n_envs`` environments collects ``n_steps // n_envs`` steps (SB3's ``n_steps``).
     """
     settings = settings or {}
-    kwargs: dict[str, Any] = {k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate")
-                              if k in settings}
+    kwargs: dict[str, Any] = {k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "gamma",
+                                                       "gae_lambda", "clip_range", "ent_coef", "vf_coef",
+                                                       "max_grad_norm") if k in settings}
     if "net_arch" in settings:
         kwargs["policy_kwargs"] = {"net_arch": list(settings["net_arch"])}
     knobs = {k: settings[k] for k in ("torch_threads", "validate_args") if k in settings}
