@@ -10,7 +10,8 @@ An opponent policy is any of:
 
 Rewards, terminations and truncations are always the learner's own.  The mask is given
 by :meth:`CariocaSingleAgentEnv.action_masks` (what MaskablePPO calls) and in
-``info["action_mask"]``.
+``info["action_mask"]`` (unless ``mask_in_info=False``: SB3's ``DummyVecEnv`` deep-copies
+every info at every step, so training leaves the 2,191-entry mask out of it).
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class CariocaSingleAgentEnv(gymnasium.Env):
             (in play order after the learner); ``None`` plays them uniformly at random.
         learner_seat: the learner's seat, or ``None`` to draw it per episode.
         render_mode: ``"ansi"`` or ``"human"``.
+        mask_in_info: also put the mask in ``info["action_mask"]`` (default True).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -115,9 +117,11 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         opponents: Any = None,
         learner_seat: int | None = 0,
         render_mode: str | None = None,
+        mask_in_info: bool = True,
         **options: Any,
     ) -> None:
         super().__init__()
+        self.mask_in_info = mask_in_info
         self.aec = raw_env(render_mode=render_mode, config=config, **options)
         self.config = self.aec.config
         n = self.config.num_players
@@ -205,10 +209,10 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         return reward
 
     def _obs_info(self) -> tuple[np.ndarray, dict[str, Any]]:
-        mask = self.aec.action_mask(self.agent)
         obs = self.aec.state.observe(self.seat)  # type: ignore[union-attr]
         info = dict(self.aec.infos[self.agent])
-        info["action_mask"] = mask
+        if self.mask_in_info:
+            info["action_mask"] = self.aec.action_mask(self.agent)
         info["learner_seat"] = self.seat
         return obs, info
 

@@ -342,6 +342,7 @@ def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -
                   max_turns=s["max_turns"]),
         opponents=opponents,
         learner_seat=None,
+        mask_in_info=False,  # MaskablePPO asks action_masks(); DummyVecEnv deep-copies infos
     )
     return ScoreTruncation(env)
 
@@ -361,11 +362,13 @@ def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = Non
     """A fresh MaskablePPO for ``venv`` with the run's settings."""
     from sb3_contrib import MaskablePPO
 
+    from agents.ppo_policy import CariocaMaskablePolicy
+
     s = config.merged_settings
     n_steps = max(8, s["rollout_steps"] // config.n_envs)
     batch = min(s["batch_size"], n_steps * config.n_envs)
     return MaskablePPO(
-        "MlpPolicy", venv,
+        CariocaMaskablePolicy, venv,
         n_steps=n_steps, batch_size=batch, n_epochs=s["n_epochs"], learning_rate=s["learning_rate"],
         gamma=s["gamma"], gae_lambda=s["gae_lambda"], clip_range=s["clip_range"], ent_coef=s["ent_coef"],
         vf_coef=s["vf_coef"], max_grad_norm=s["max_grad_norm"],
