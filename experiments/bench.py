@@ -140,7 +140,8 @@ class Sizes:
     mask_collect_games: int = 400  # cap on the games played to collect states
     ref_decisions: int = 30_000
     ref_steps: int = 15_000
-    ppo_rollouts: int = 1  # learn() runs this many rollouts per repetition
+    ppo_rollouts: int = 1  # learn() runs at least this many rollouts per repetition
+    ppo_min_steps: int = 8192  # ... and at least this many steps (but ``real.defaults``: one rollout)
     ppo_n_steps: int | None = None  # overrides n_steps of every PPO configuration
     ppo_configs: tuple[str, ...] = (
         "real.defaults",
@@ -168,6 +169,7 @@ QUICK = Sizes(
     ref_decisions=4_000,
     ref_steps=2_000,
     ppo_n_steps=512,
+    ppo_min_steps=0,
     ppo_configs=("real.defaults_1thread", "real.settings", "synthetic.settings"),
     ppo_repeats=1,
 )
@@ -809,7 +811,9 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
 
     kwargs, knobs = _ppo_kwargs(settings, sizes)
     n_envs, vec = knobs["n_envs"], knobs["vec_env"]
-    timesteps = kwargs.get("n_steps", 2048) * n_envs * sizes.ppo_rollouts
+    rollout = kwargs.get("n_steps", 2048) * n_envs
+    rollouts = sizes.ppo_rollouts if name == "real.defaults" else max(sizes.ppo_rollouts, -(-sizes.ppo_min_steps // rollout))
+    timesteps = rollout * rollouts
     cache: dict[str, Any] = {}
 
     class _Timer(BaseCallback):

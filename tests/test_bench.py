@@ -28,6 +28,7 @@ TINY = bench.Sizes(
     ref_decisions=100,
     ref_steps=100,
     ppo_n_steps=32,
+    ppo_min_steps=0,
     ppo_configs=("real.settings", "synthetic.settings", "real.settings.1env"),
     ppo_repeats=1,
 )
