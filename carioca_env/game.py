@@ -377,6 +377,8 @@ class Game:
         #: bumped whenever the table changes (a new deal, an opening, a lay-off, a swap),
         #: so observation encoders can reuse work done for the same table
         self.table_version = 0
+        self._snapshot_version = -1
+        self._snapshot: tuple[tuple[Meld, ...], ...] = ()
         self._legal: dict[Phase, Callable[[], list[Move]]] = {
             Phase.DRAW: self._legal_draw,
             Phase.PLAY: self._legal_play,
@@ -489,6 +491,13 @@ class Game:
             return False
         return True
 
+    def _table_snapshot(self) -> tuple[tuple[Meld, ...], ...]:
+        """The table as immutable melds, rebuilt only when ``table_version`` moved."""
+        if self._snapshot_version != self.table_version:
+            self._snapshot = tuple(tuple(m.snapshot() for m in melds) for melds in self.table)
+            self._snapshot_version = self.table_version
+        return self._snapshot
+
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know: its own hand, the table and the public history only."""
         if not 0 <= seat < self.num_players:
@@ -498,7 +507,7 @@ class Game:
             num_players=self.num_players,
             hand_counts=tuple(self.hands[seat]),
             hand_sizes=tuple(self.hand_sizes),
-            table=tuple(tuple(m.snapshot() for m in melds) for melds in self.table),
+            table=self._table_snapshot(),
             opened=tuple(self.opened),
             discard_pile=tuple(self.discard),
             stock_size=len(self.stock),
