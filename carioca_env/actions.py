@@ -198,12 +198,14 @@ class ActionTable:
                 mask[self.move_actions(move, actor)[0]] = 1
         return mask
 
-    def game_mask(self, game: Game, pending: Sequence[Meld] = ()) -> np.ndarray:
+    def game_mask(self, game: Game, pending: Sequence[Meld] = (), meld_moves: Sequence[Move] | None = None) -> np.ndarray:
         """The mask of ``legal_mask(game.legal_moves(), game.current_player, pending)``, made faster.
 
         The environment's path: draws and discards come straight from the stock, the
-        pile and the hand counts, and only the play phase's melding moves are generated.
-        The tests compare it with :meth:`legal_mask` on many random states.
+        pile and the hand counts, and only the play phase's melding moves are generated
+        (or taken from ``meld_moves``, ``game.meld_moves()`` of this very position, which
+        the env keeps while an opening is chosen meld by meld).  The tests compare it
+        with :meth:`legal_mask` on many random states.
         """
         mask = np.zeros(self.size, dtype=np.int8)
         phase = game.phase
@@ -219,7 +221,7 @@ class ActionTable:
         if phase is Phase.PLAY:
             actor = game.current_player
             prefix = tuple(pending)
-            for move in game.meld_moves():
+            for move in game.meld_moves() if meld_moves is None else meld_moves:
                 if move.kind is MoveKind.OPEN:
                     if move.melds[:k] == prefix:
                         mask[self._open_base + self.meld_id[move.melds[k]]] = 1

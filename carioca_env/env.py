@@ -39,7 +39,7 @@ from pettingzoo import AECEnv
 from carioca_env.actions import action_table
 from carioca_env.cards import card_symbol, cards_str
 from carioca_env.errors import IllegalMoveError, InvalidConfigError
-from carioca_env.game import Game, GameConfig
+from carioca_env.game import Game, GameConfig, Phase
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
 from carioca_env.observation import OBS_HIGH, GameEncoder, obs_layout
@@ -104,12 +104,28 @@ class CariocaState:
         self.pending: list[Meld] = []
         self._mask_key: tuple[int, int] | None = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
+        self._melds_key = -1
+        self._melds: list[Move] = []
 
     def _refresh(self) -> None:
-        key = (len(self.game.moves), len(self.pending))
+        moves_played = len(self.game.moves)
+        key = (moves_played, len(self.pending))
         if key != self._mask_key:
             self._mask_key = key
-            self._mask = self.table.game_mask(self.game, self.pending)
+            melds = None
+            if self.game.phase is Phase.PLAY:
+                # every meld step of an opening is the same position: generate its moves once
+                if self._melds_key != moves_played:
+                    self._melds_key = moves_played
+                    self._melds = self.game.meld_moves()
+                melds = self._melds
+            self._mask = self.table.game_mask(self.game, self.pending, melds)
+
+    def forget(self) -> None:
+        """Drop the cached mask and melding moves (after editing ``pending`` by hand, or to
+        time a mask built from scratch)."""
+        self._mask_key = None
+        self._melds_key = -1
 
     def mask(self) -> np.ndarray:
         """The legal-action mask of the seat to act (a fresh copy)."""

@@ -173,7 +173,7 @@ def _complete_openings(state: CariocaState) -> set[tuple[Meld, ...]]:
 
     def walk(prefix: list[Meld]) -> None:
         state.pending = list(prefix)
-        state._mask_key = None  # the mask must follow the prefix being explored
+        state.forget()  # the mask must follow the prefix being explored
         ids = [int(a) for a in np.flatnonzero(state.mask()) if table.decode(int(a)).kind is ActionKind.OPEN_MELD]
         for a in ids:
             meld = table.decode(a).meld
@@ -184,7 +184,7 @@ def _complete_openings(state: CariocaState) -> set[tuple[Meld, ...]]:
 
     walk([])
     state.pending = []
-    state._mask_key = None
+    state.forget()
     return done
 
 
