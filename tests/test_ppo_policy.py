@@ -61,3 +61,26 @@ def test_policy_trains_saves_and_loads_with_the_same_actions(tmp_path) -> None:
     a1, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     a2, _ = loaded.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert int(a1) == int(a2) and env.action_masks()[int(a1)]
+
+
+@pytest.mark.parametrize("masked", [True, False])
+def test_distribution_equals_sb3_contribs_values_and_gradients(masked: bool) -> None:
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+
+    torch.manual_seed(4)
+    raw = torch.randn(32, 2191) * 3
+    masks = torch.rand(32, 2191) < 0.01
+    masks[:, 5] = True
+    actions = torch.tensor([int(np.flatnonzero(m.numpy())[0]) for m in masks])
+    outs = []
+    for cls in (MaskableCategoricalDistribution, InverseCdfMaskableCategorical):
+        logits = raw.clone().requires_grad_(True)
+        d = cls(2191).proba_distribution(logits)
+        d.apply_masking(masks if masked else None)
+        lp, ent, mode = d.log_prob(actions), d.entropy(), d.mode()
+        (lp.sum() + 0.1 * ent.sum()).backward()
+        outs.append((lp.detach(), ent.detach(), mode, logits.grad))
+    (lp0, e0, m0, g0), (lp1, e1, m1, g1) = outs
+    assert torch.allclose(lp0, lp1, atol=1e-4) and torch.allclose(e0, e1, atol=1e-4)
+    assert torch.equal(m0, m1)
+    assert torch.allclose(g0, g1, atol=1e-5)
