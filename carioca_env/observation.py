@@ -1,7 +1,9 @@
 """Observations of ``carioca_v0``: one flat float32 array of named pieces, seen from one seat.
 
-Everything is computed from the seat's :class:`~carioca_env.PlayerView` (and the melds
-of an opening it is choosing), so nothing hidden from the seat can reach it.  Seats are
+:func:`encode_observation` computes everything from the seat's
+:class:`~carioca_env.PlayerView` (and the melds of an opening it is choosing), so
+nothing hidden from the seat can reach it; the environment's :class:`GameEncoder` reads
+the game directly for speed and is tested equal to it on whole games.  Seats are
 ordered relative to the observer: its own seat first, then the others in play order.
 Card vectors have 53 entries in card-type order (``suit * 13 + rank - 1``, joker last).
 
