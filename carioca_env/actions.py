@@ -187,16 +187,20 @@ class ActionTable:
         start with them are offered (in canonical order, so each opening has one path).
         """
         mask = np.zeros(self.size, dtype=np.int8)
+        self._mark(mask, legal, actor, pending)
+        return mask
+
+    def _mark(self, mask: np.ndarray, moves: Iterable[Move], actor: int, pending: Sequence[Meld]) -> None:
+        """Set the ids of ``moves`` in ``mask``: with ``pending`` melds, only the next meld
+        of each opening that starts with them, and nothing else."""
         k = len(pending)
         prefix = tuple(pending)
-        open_base = self.ranges[ActionKind.OPEN_MELD].start
-        for move in legal:
+        for move in moves:
             if move.kind is MoveKind.OPEN:
                 if move.melds[:k] == prefix:
-                    mask[open_base + self.meld_id[move.melds[k]]] = 1
+                    mask[self._open_base + self.meld_id[move.melds[k]]] = 1
             elif not k:
                 mask[self.move_actions(move, actor)[0]] = 1
-        return mask
 
     def game_mask(self, game: Game, pending: Sequence[Meld] = (), meld_moves: Sequence[Move] | None = None) -> np.ndarray:
         """The mask of ``legal_mask(game.legal_moves(), game.current_player, pending)``, made faster.
@@ -217,17 +221,9 @@ class ActionTable:
             return mask
         if phase is Phase.GAME_OVER:
             return mask
-        k = len(pending)
         if phase is Phase.PLAY:
-            actor = game.current_player
-            prefix = tuple(pending)
-            for move in game.meld_moves() if meld_moves is None else meld_moves:
-                if move.kind is MoveKind.OPEN:
-                    if move.melds[:k] == prefix:
-                        mask[self._open_base + self.meld_id[move.melds[k]]] = 1
-                elif not k:
-                    mask[self.move_actions(move, actor)[0]] = 1
-        if not k:
+            self._mark(mask, game.meld_moves() if meld_moves is None else meld_moves, game.current_player, pending)
+        if not pending:
             mask[self._discards] = np.array(game.hands[game.current_player], dtype=bool)
         return mask
 
