@@ -64,6 +64,7 @@ import random
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -1151,10 +1152,10 @@ def run_bench(
     bar = None
     if progress:
         try:
-            from tqdm import tqdm
+            from experiments.progress import progress_bar
 
-            bar = tqdm(total=sum(reps.values()), unit="run", file=sys.stderr, dynamic_ncols=True)
-        except ImportError:
+            bar = progress_bar(total=sum(reps.values()), unit="run", file=sys.stderr)
+        except ImportError:  # tqdm missing: no bar
             bar = None
 
     def measure(u: Unit, rep: int) -> None:
@@ -1275,44 +1276,50 @@ def _extra_text(key: str, m: dict[str, Any]) -> str:
 
 
 def format_table(doc: dict[str, Any]) -> str:
-    """The result as a text table: section, metric, median, min, max, ratio, notes."""
+    """The result as a text table: section, metric (with its notes below it), median, min, max, ratio.
+
+    Notes and ratios wrap inside their cells, so no line grows past the longest metric
+    label plus the figures (about 120 columns); sections are separated by a rule.
+    """
+    from experiments.tables import text_table, wrap_cell
+
     ratios: dict[str, list[dict[str, Any]]] = {}
     for r in doc["ratios"]:
         ratios.setdefault(r["ours"], []).append(r)
-    rows = [("section", "metric", "median", "min", "max", "ratio", "notes")]
+    label_width = max((len(m["label"]) for m in doc["metrics"].values()), default=20)
+    rows = []
     for key, m in doc["metrics"].items():
-        ratio_text = "; ".join(f"{r['ratio']:.2f}x {r['against']}" for r in ratios.get(key, []))
-        rows.append((m["section"], m["label"], _fmt(m["median"], m["unit"]), _fmt(m["min"], m["unit"]),
-                     _fmt(m["max"], m["unit"]), ratio_text, _extra_text(key, m)))
-    widths = [max(len(r[i]) for r in rows) for i in range(6)]
-    lines = []
-    last = None
-    for i, r in enumerate(rows):
-        if i and r[0] != last:
-            lines.append("-" * (sum(widths) + 12))
-        last = r[0] if i else None
-        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])] + [r[j].rjust(widths[j]) for j in (2, 3, 4)]
-        cells.append(r[5].ljust(widths[5]))
-        lines.append("  ".join(cells) + ("  " + r[6] if r[6] else ""))
-    return "\n".join(lines)
+        ratio_text = "\n".join(f"{r['ratio']:.2f}x {r['against']}" for r in ratios.get(key, []))
+        notes = _extra_text(key, m)
+        metric = m["label"] + ("\n" + "\n".join("  " + line for line in wrap_cell(notes, label_width - 2).splitlines())
+                               if notes else "")
+        rows.append([m["section"], metric, _fmt(m["median"], m["unit"]), _fmt(m["min"], m["unit"]),
+                     _fmt(m["max"], m["unit"]), ratio_text])
+    return text_table(["section", "metric (notes below)", "median", "min", "max", "ratio"], rows,
+                      align=["left", "left", "right", "right", "right", "left"])
+
+
+#: Width of the report's prose lines (the table stays about as wide).
+_WIDTH = 110
 
 
 def report(doc: dict[str, Any], file: Any = None) -> None:
     """Print the table, the ratios' reading guide, messages and errors."""
     file = file or sys.stdout
     mc = doc["machine"]
-    print(f"carioca bench: seed {doc['seed']}, {doc['repeats']} repeats, sections {' '.join(doc['sections'])}; "
-          f"Python {mc['python']}, {mc['cpu_count']} CPUs, load {mc['loadavg'] and round(mc['loadavg'][0], 2)}, "
+    print(f"carioca bench: seed {doc['seed']}, {doc['repeats']} repeats, sections {' '.join(doc['sections'])}", file=file)
+    print(f"Python {mc['python']}, {mc['cpu_count']} CPUs, load {mc['loadavg'] and round(mc['loadavg'][0], 2)}, "
           f"commit {(mc['git_commit'] or '?')[:10]}{'+dirty' if mc['git_dirty'] else ''}", file=file)
     print("Figures are median, min and max over repetitions; ratios are ours / theirs, from the medians.\n",
           file=file)
     print(format_table(doc), file=file)
     if doc["ratios"] or "reference" in doc["sections"]:
-        print("\nReferences: gin rummy is a different game (one 52-card deck, two players, 10-card hands); "
-              "comparisons are like with like: engine decisions/s vs OpenSpiel legal_actions+apply_action, "
-              "environment steps/s (observation+mask every step) vs RLCard env.step and vs OpenSpiel with "
-              "observation_tensor. OpenSpiel counts player decisions only (chance nodes sampled, not counted).",
-              file=file)
+        print("\n" + textwrap.fill(
+            "References: gin rummy is a different game (one 52-card deck, two players, 10-card hands); "
+            "comparisons are like with like: engine decisions/s vs OpenSpiel legal_actions+apply_action, "
+            "environment steps/s (observation+mask every step) vs RLCard env.step and vs OpenSpiel with "
+            "observation_tensor. OpenSpiel counts player decisions only (chance nodes sampled, not counted).",
+            _WIDTH), file=file)
     if doc["ratios"]:
         print("\nRatios (ours / reference; paired per-repetition ratio median [min, max]):", file=file)
         for r in doc["ratios"]:
@@ -1324,12 +1331,12 @@ def report(doc: dict[str, Any], file: Any = None) -> None:
     if notes:
         print("\nNotes:", file=file)
         for k, note in notes:
-            print(f"  {k}: {note}", file=file)
+            print(textwrap.fill(f"{k}: {note}", _WIDTH, initial_indent="  ", subsequent_indent="    "), file=file)
     if "engine" in doc["sections"] and doc["sizes"]["full_game_seconds"] <= 0:
         print("  engine.full_game: skipped (quick mode); a random 7-deal game takes minutes "
               "(deal 7 alone can take ~100k+ turns)", file=file)
     for msg in doc["messages"]:
-        print(f"  note: {msg}", file=file)
+        print(textwrap.fill(f"note: {msg}", _WIDTH, initial_indent="  ", subsequent_indent="    "), file=file)
     for err in doc["errors"]:
         print(f"  ERROR {err['key']}: {err['error']}", file=file)
     if "profile" in doc:

@@ -120,7 +120,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from experiments.stats import MeanCI, mean_ci, paired_difference, win_shares
+from experiments.progress import progress_bar
+from experiments.ratings import RATINGS_EXPLAINED, Rating, fit_ratings, rating_table
+from experiments.stats import MeanCI, format_interval, paired_difference, penalty_ci, win_shares
+from experiments.tables import markdown_table, text_table, wrap_cell
 
 FORMAT_NAME = "carioca-tournament-results"
 FORMAT_VERSION = 1
@@ -674,10 +677,8 @@ def _play_into(
     done: int,
     records: tuple[Path, int] | None = None,
 ) -> None:
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, initial=done, unit="deal", desc="tournament", disable=not progress,
-               dynamic_ncols=True, smoothing=0.05, file=sys.stderr)
+    bar = progress_bar(total=total, initial=done, unit="deal", desc="tournament", enabled=progress,
+                       smoothing=0.05, file=sys.stderr)
     truncated = 0
 
     def write(rec: dict[str, Any]) -> None:
@@ -753,15 +754,8 @@ class PairStats:
         return not math.isnan(self.ci_half) and (self.ci_low > 0 or self.ci_high < 0)
 
 
-@dataclass(frozen=True)
-class RatingStats:
-    """OpenSkill Plackett-Luce rating over all deals (``ordinal = mu - 3 sigma``)."""
-
-    agent: str
-    mu: float
-    sigma: float
-    ordinal: float
-    matches: int
+#: A rating row (the batch Bradley-Terry fit of :mod:`experiments.ratings`).
+RatingStats = Rating
 
 
 @dataclass
@@ -846,54 +840,50 @@ class Summary:
         head = ["contract", "agent", "deals", "decks", "mean pen.", "95% CI", "win %", "close %",
                 "open %", "open turn", "trunc."]
         rows = [[r.contract, r.agent, str(r.deals), str(r.decks), _f(r.mean_penalty, 1),
-                 _ci(r.ci_low, r.ci_high), _pct(r.win_rate), _pct(r.close_rate), _pct(r.open_rate),
-                 _f(r.mean_open_turn, 1), str(r.truncated)] for r in self.agents]
+                 format_interval(r.ci_low, r.ci_high, r.decks), _pct(r.win_rate), _pct(r.close_rate),
+                 _pct(r.open_rate), _f(r.mean_open_turn, 1), str(r.truncated)] for r in self.agents]
         return head, rows
 
     def _pair_table(self) -> tuple[list[str], list[list[str]]]:
         head = ["contract", "x - y", "decks", "mean diff", "95% CI", "sig."]
         rows = [[p.contract, f"{p.agent_x} - {p.agent_y}", str(p.decks), _f(p.mean_diff, 1, signed=True),
-                 _ci(p.ci_low, p.ci_high, signed=True), "*" if p.significant else ""] for p in self.pairs]
+                 format_interval(p.ci_low, p.ci_high, p.decks, signed=True), "*" if p.significant else ""]
+                for p in self.pairs]
         return head, rows
 
     def _rating_table(self) -> tuple[list[str], list[list[str]]]:
-        head = ["agent", "mu", "sigma", "ordinal", "matches"]
-        rows = [[r.agent, _f(r.mu, 2), _f(r.sigma, 2), _f(r.ordinal, 2), str(r.matches)] for r in self.ratings]
-        return head, rows
+        return rating_table(self.ratings)
 
     _EXPLAIN_AGENTS = (
-        "Mean penalty per deal (lower is better); 95% t-interval over decks (each deck: the "
-        "agent's mean over the seats it played). win = lowest penalty at the table (ties "
-        "shared); close = emptied its hand; open = laid its contract; open turn = its own turn "
+        "Mean penalty per deal (lower is better); 95% BCa bootstrap interval over decks (each "
+        "deck: the agent's mean over the seats it played; never below 0; n/a: one deck). "
+        "win = lowest penalty at the table (ties shared); close = emptied its hand; open = laid its contract; open turn = its own turn "
         "number when it opened (mean over deals it opened); trunc. = truncated deals it sat at."
     )
     _EXPLAIN_PAIRS = (
         "Paired differences x - y of mean penalty on the same decks (negative: x scores less, "
         "better); 95% t-interval over decks both played; * = interval excludes 0."
     )
-    _EXPLAIN_RATINGS = (
-        "OpenSkill Plackett-Luce ratings: each deal a ranked match by penalty (an agent seated "
-        "twice counts once, with its mean), in task order; ordinal = mu - 3 sigma."
-    )
+    _EXPLAIN_RATINGS = RATINGS_EXPLAINED
 
     def to_text(self) -> str:
         """Plain-text tables for the terminal."""
-        out = self._headline() + ["", self._EXPLAIN_AGENTS, _text_table(*self._agent_table())]
+        out = self._headline() + ["", wrap_cell(self._EXPLAIN_AGENTS, 100), text_table(*self._agent_table())]
         if self.pairs:
-            out += ["", self._EXPLAIN_PAIRS, _text_table(*self._pair_table())]
+            out += ["", wrap_cell(self._EXPLAIN_PAIRS, 100), text_table(*self._pair_table(), group=1)]
         if self.ratings:
-            out += ["", self._EXPLAIN_RATINGS, _text_table(*self._rating_table(), group=False)]
+            out += ["", wrap_cell(self._EXPLAIN_RATINGS, 100), text_table(*self._rating_table(), group=None, left=1)]
         out += [f"note: {n}" for n in self.notes]
         return "\n".join(out)
 
     def to_markdown(self) -> str:
         """The same tables in Markdown."""
         out = ["# Tournament summary", ""] + [f"- {line}" for line in self._headline()]
-        out += ["", "## Agents", "", self._EXPLAIN_AGENTS, "", _md_table(*self._agent_table())]
+        out += ["", "## Agents", "", self._EXPLAIN_AGENTS, "", markdown_table(*self._agent_table())]
         if self.pairs:
-            out += ["", "## Paired differences", "", self._EXPLAIN_PAIRS, "", _md_table(*self._pair_table())]
+            out += ["", "## Paired differences", "", self._EXPLAIN_PAIRS, "", markdown_table(*self._pair_table())]
         if self.ratings:
-            out += ["", "## Ratings", "", self._EXPLAIN_RATINGS, "", _md_table(*self._rating_table())]
+            out += ["", "## Ratings", "", self._EXPLAIN_RATINGS, "", markdown_table(*self._rating_table())]
         if self.notes:
             out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
@@ -938,37 +928,8 @@ def _f(x: float, digits: int, signed: bool = False) -> str:
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
 
 
-def _ci(lo: float, hi: float, signed: bool = False) -> str:
-    if math.isnan(lo) or math.isnan(hi):
-        return "-"
-    return f"[{_f(lo, 1, signed)}, {_f(hi, 1, signed)}]"
-
-
 def _pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:.1f}"
-
-
-def _text_table(head: list[str], rows: list[list[str]], group: bool = True) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    left = {0, 1}
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    lines = [fmt(head), "  ".join("-" * w for w in widths)]
-    prev = None
-    for r in rows:
-        if group and prev is not None and r[0] != prev:
-            lines.append("")
-        lines.append(fmt(r))
-        prev = r[0]
-    return "\n".join(lines)
-
-
-def _md_table(head: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def summarize(source: str | Path | ResultsFile) -> Summary:
@@ -981,8 +942,8 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
       on that deck (over lineups and, if it sat twice, both seats).
     - ``mean_penalty`` is the mean of the agent's unit values (with the duplicate format
       every unit has the same weight, so this is also the mean per seat-deal); its 95%
-      interval is a t-interval over units, which are independent (the seats and
-      lineups of one deck are not).
+      interval is a seeded BCa bootstrap over units (:func:`experiments.stats.penalty_ci`:
+      never below 0), which are independent (the seats and lineups of one deck are not).
     - Paired difference ``x - y``: the mean over the units both played of
       ``value_x - value_y``, with its t-interval: the two agents on the same cards.
     - ``win_rate``: mean over observations of the win share (``1/k`` if the seat has the
@@ -991,9 +952,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
       seat closed.  ``open_rate``: where it laid its contract.  ``mean_open_turn``: the
       mean over opened observations of the seat's own turn number of the opening.
     - ``truncated`` / ``cancelled``: over the deals (tables) the agent sat at.
-    - Ratings: OpenSkill Plackett-Luce, each deal (in task order) a match between the
-      distinct agents at the table ranked by penalty (mean penalty if seated twice, lower
-      is better, ties tie); deals with one distinct agent are skipped.
+    - Ratings: a batch Bradley-Terry fit of all deals (:mod:`experiments.ratings`): each
+      deal ranks the distinct agents at the table by penalty (mean penalty if seated
+      twice, lower is better, ties split); the order of the deals does not matter.
     """
     if isinstance(source, ResultsFile):
         rf = source
@@ -1029,7 +990,7 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
             o = obs.get((g, agent), [])
             um = {k: sum(v) / len(v) for k, v in units.get((g, agent), {}).items()}
             unit_means[(g, agent)] = um
-            ci = mean_ci(um.values())
+            ci = penalty_ci(um.values())
             opened = [t for *_, t in o if t is not None]
             tb = tables.get((g, agent), [])
             n = len(o)
@@ -1051,7 +1012,7 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
             pair_rows.append(PairStats(g, x, y, d.n, d.mean, d.low, d.high, d.half))
 
     notes: list[str] = []
-    ratings = _ratings(labels, records, notes)
+    ratings = fit_ratings(labels, records)
     return Summary(
         config=config,
         deals_played=len(records),
@@ -1064,33 +1025,6 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
         truncated_by_contract=truncated_by_contract,
         notes=notes,
     )
-
-
-def _ratings(labels: list[str], records: list[dict[str, Any]], notes: list[str]) -> list[RatingStats]:
-    if len(labels) < 2:
-        return []
-    try:
-        from openskill.models import PlackettLuce
-    except ImportError:
-        notes.append("openskill is not installed: no ratings (pip install openskill)")
-        return []
-    model = PlackettLuce()
-    ratings = {a: model.rating(name=a) for a in labels}
-    matches = dict.fromkeys(labels, 0)
-    for rec in records:
-        pens: dict[str, list[float]] = defaultdict(list)
-        for agent, pen in zip(rec["seats"], rec["penalty"]):
-            pens[agent].append(pen)
-        if len(pens) < 2:
-            continue
-        names = list(pens)
-        scores = [-sum(pens[a]) / len(pens[a]) for a in names]  # higher score = better
-        new = model.rate([[ratings[a]] for a in names], scores=scores)
-        for a, team in zip(names, new):
-            ratings[a] = team[0]
-            matches[a] += 1
-    rows = [RatingStats(a, float(r.mu), float(r.sigma), float(r.mu - 3 * r.sigma), matches[a]) for a, r in ratings.items()]
-    return sorted(rows, key=lambda r: (-r.ordinal, r.agent))
 
 
 def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:

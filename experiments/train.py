@@ -548,15 +548,16 @@ def latest_checkpoint(out: str | Path) -> Path | None:
 def _make_callback(config: TrainConfig, out: Path, state: dict[str, Any], progress: bool,
                    say: Callable[[str], None]) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
-    from tqdm import tqdm
+
+    from experiments.progress import progress_bar
 
     class TrainCallback(BaseCallback):
         """Checkpoints, self-play snapshots, evaluations and the progress bar."""
 
         def _on_training_start(self) -> None:
             n = self.model.num_timesteps
-            self.bar = tqdm(total=config.steps, initial=n, unit="step", desc=f"train c{config.contract}",
-                            disable=not progress, dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
+            self.bar = progress_bar(total=config.steps, initial=n, unit="step", desc=f"train c{config.contract}",
+                                    enabled=progress, smoothing=0.1, file=sys.stderr)
             self.shown = n
             self.marks = {"ckpt": n, "snap": n, "eval": n}
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
-from experiments.stats import mean_ci, paired_difference, t_quantile, t_quantile_fallback, win_shares
 from experiments.tournament import (
     RESULTS_FILE,
     TournamentConfig,
@@ -49,51 +48,6 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return env
-
-
-# ------------------------------------------------------------------ statistics
-
-
-def test_mean_ci_of_a_known_sample() -> None:
-    ci = mean_ci([1, 2, 3, 4, 5])
-    assert ci.n == 5 and ci.mean == pytest.approx(3.0)
-    assert ci.sd == pytest.approx(math.sqrt(2.5))
-    assert ci.half == pytest.approx(2.776445 * math.sqrt(2.5) / math.sqrt(5), rel=1e-6)
-    assert (ci.low, ci.high) == pytest.approx((3 - 1.963243, 3 + 1.963243), rel=1e-6)
-    assert mean_ci([1, 2, 3, 4, 5], confidence=0.99).half == pytest.approx(4.604095 * math.sqrt(0.5), rel=1e-6)
-
-
-def test_mean_ci_degenerate_samples() -> None:
-    assert math.isnan(mean_ci([]).mean)
-    one = mean_ci([7])
-    assert one.mean == 7 and math.isnan(one.half)
-    same = mean_ci([4, 4, 4])
-    assert same.mean == 4 and same.half == 0
-
-
-@pytest.mark.parametrize(
-    "df, q",
-    [(1, 12.706205), (2, 4.302653), (4, 2.776445), (10, 2.228139), (30, 2.042272), (1000, 1.962339)],
-)
-def test_t_quantiles_match_the_table_with_and_without_scipy(df: int, q: float) -> None:
-    assert t_quantile_fallback(0.975, df) == pytest.approx(q, rel=1e-6)
-    assert t_quantile(0.975, df) == pytest.approx(q, rel=1e-6)
-    assert t_quantile_fallback(0.025, df) == pytest.approx(-q, rel=1e-6)
-
-
-def test_paired_difference_uses_common_keys_only() -> None:
-    x = {"d0": 10.0, "d1": 20.0, "d2": 30.0, "only-x": 99.0}
-    y = {"d0": 8.0, "d1": 17.0, "d2": 26.0, "only-y": -5.0}
-    d = paired_difference(x, y)
-    assert d.n == 3 and d.mean == pytest.approx(3.0)
-    assert d.half == pytest.approx(4.302653 * 1.0 / math.sqrt(3), rel=1e-6)
-    assert d.excludes_zero()
-
-
-def test_win_shares_split_ties() -> None:
-    assert win_shares([0, 12, 30]) == [1.0, 0.0, 0.0]
-    assert win_shares([5, 5, 9, 40]) == [0.5, 0.5, 0.0, 0.0]
-    assert win_shares([3, 3, 3]) == pytest.approx([1 / 3] * 3)
 
 
 # ------------------------------------------------------------------ lineups and seeds
