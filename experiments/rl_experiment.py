@@ -264,11 +264,13 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
 
 
 def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str, Any]]]) -> list[Path]:
-    """``penalty.png`` and ``learning_curves.png``."""
+    """``penalty.png`` and ``learning_curves.png`` (see :mod:`experiments.plots` for the bands and legends)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from experiments.plots import learning_curves_figure, legend_outside
 
     paths = []
     groups = sorted({r["contract"] for r in rows if r["contract"] != "all"}, key=int) + ["all"]
@@ -285,7 +287,8 @@ def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str,
             m = _nan(r["mean_penalty"])
             xs.append(j + (i - (len(agents) - 1) / 2) * width)
             ys.append(m)
-            lo.append(0.0 if math.isnan(_nan(r["ci_low"])) else m - _nan(r["ci_low"]))
+            # a penalty is never negative: an older t-interval reaching below 0 is drawn to 0
+            lo.append(0.0 if math.isnan(_nan(r["ci_low"])) else m - max(0.0, _nan(r["ci_low"])))
             hi.append(0.0 if math.isnan(_nan(r["ci_high"])) else _nan(r["ci_high"]) - m)
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=a)
     ax.set_xticks(range(len(groups)))
@@ -293,34 +296,15 @@ def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str,
     ax.set_ylabel("mean penalty per deal (lower is better)")
     ax.set_title("Penalty per contract per agent, 95% CI over decks", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    legend_outside(ax)
     fig.tight_layout()
     p = out / "penalty.png"
-    fig.savefig(p, dpi=110)
+    fig.savefig(p, dpi=110, bbox_inches="tight")
     plt.close(fig)
     paths.append(p)
 
-    if curves:
-        names = [n for n, rs in curves.items() if rs]
-        cols = min(4, max(1, len(names)))
-        nrows = math.ceil(len(names) / cols)
-        fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 2.8 * nrows), squeeze=False)
-        for ax, name in zip(axes.ravel(), names):
-            rs = curves[name]
-            for opp in dict.fromkeys(r["opponent"] for r in rs):
-                sel = sorted((r for r in rs if r["opponent"] == opp), key=lambda r: r["steps"])
-                x = [r["steps"] for r in sel]
-                ax.plot(x, [r["learner_mean"] for r in sel], marker="o", label=f"learner vs {opp}")
-                ax.fill_between(x, [r["learner_ci_low"] for r in sel], [r["learner_ci_high"] for r in sel], alpha=0.15)
-                ax.plot(x, [r["opponent_mean"] for r in sel], linestyle="--", label=f"{opp}")
-            ax.set_title(name, fontsize=9)
-            ax.set_xlabel("steps", fontsize=8)
-            ax.set_ylabel("mean penalty", fontsize=8)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=6)
-        for ax in axes.ravel()[len(names):]:
-            ax.axis("off")
-        fig.tight_layout()
+    if any(curves.values()):
+        fig = learning_curves_figure(curves)
         p = out / "learning_curves.png"
         fig.savefig(p, dpi=100)
         plt.close(fig)

@@ -1038,6 +1038,8 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from experiments.plots import legend_outside
+
     out = Path(out_dir)
     contracts = [str(c) for c in summary.config.contracts]
     labels = list(summary.config.labels)
@@ -1063,7 +1065,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
         ax.set_xticks(range(len(contracts)))
         ax.set_xticklabels([f"contract {c}" for c in contracts], rotation=0, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=8)
+        legend_outside(ax)  # beside the axes: never over the data
 
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(contracts) + 2), 4))
     errorbars(ax, [(a, [r for r in summary.agents if r.agent == a]) for a in labels],
@@ -1073,7 +1075,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
                  f"{summary.config.players} players)", fontsize=10)
     fig.tight_layout()
     p = out / "penalty.png"
-    fig.savefig(p, dpi=110)
+    fig.savefig(p, dpi=110, bbox_inches="tight")
     plt.close(fig)
     paths.append(p)
 
@@ -1087,7 +1089,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
         ax.set_title("Paired differences on the same decks, 95% CI", fontsize=10)
         fig.tight_layout()
         p = out / "paired.png"
-        fig.savefig(p, dpi=110)
+        fig.savefig(p, dpi=110, bbox_inches="tight")
         plt.close(fig)
         paths.append(p)
     return paths

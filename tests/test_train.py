@@ -333,6 +333,7 @@ def test_results_notebook_executes_on_the_fixture() -> None:
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     assert "Traceback" not in text
     assert "agent rows from 7 tournaments" in text
+    assert "TOY FIXTURE (test data, not results)" in text  # the fixture says what it is
     assert "image/png" in text  # the plots were drawn
 
 
