@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from experiments.plots import eval_units
+from experiments.stats import format_interval
 from experiments.train import (
     ALL_CONTRACTS,
     DEFAULT_N_ENVS,
@@ -200,10 +202,10 @@ def _csv_text(columns: list[str], rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def _cell(m: float, lo: float, hi: float) -> str:
+def _cell(m: float, lo: float, hi: float, n: int) -> str:
     if math.isnan(m):
         return "-"
-    return f"{m:.1f}" if math.isnan(lo) else f"{m:.1f} [{lo:.1f}, {hi:.1f}]"
+    return f"{m:.1f} {format_interval(lo, hi, n)}"  # "n/a (1 deck)" without an interval
 
 
 def report(out: str | Path, log: Any = None) -> list[Path]:
@@ -234,7 +236,8 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
         cells = []
         for c in contracts + ["all"]:
             r = look.get((c, a))
-            cells.append("-" if r is None else _cell(_nan(r["mean_penalty"]), _nan(r["ci_low"]), _nan(r["ci_high"])))
+            cells.append("-" if r is None else _cell(_nan(r["mean_penalty"]), _nan(r["ci_low"]), _nan(r["ci_high"]),
+                                                        int(r["decks"])))
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     if ppo_pairs:
         lines += ["", "## Paired differences (x - y on the same decks; negative: x better; * = CI excludes 0)", "",
@@ -243,7 +246,7 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
             lo, hi = _nan(p["ci_low"]), _nan(p["ci_high"])
             sig = "*" if not math.isnan(lo) and (lo > 0 or hi < 0) else ""
             lines.append(f"| {p['contract']} | {p['agent_x']} - {p['agent_y']} | {_nan(p['mean_diff']):+.1f} | "
-                         f"[{lo:+.1f}, {hi:+.1f}] {sig} |")
+                         f"{format_interval(lo, hi, int(p['decks']), signed=True)} {sig} |")
     if curves:
         lines += ["", "## Learning curves (last evaluation of each model)", "",
                   "| model | steps | opponent | learner | opponent | diff [95% CI] |", "|---|---|---|---|---|---|"]
@@ -254,7 +257,8 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
             for r in rs:
                 if r["steps"] == last:
                     lines.append(f"| {name} | {last} | {r['opponent']} | {r['learner_mean']:.1f} | {r['opponent_mean']:.1f} | "
-                                 f"{r['diff_mean']:+.1f} [{r['diff_ci_low']:+.1f}, {r['diff_ci_high']:+.1f}] |")
+                                 f"{r['diff_mean']:+.1f} "
+                                 f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], eval_units(r), signed=True)} |")
     _atomic_write(paths[2], ("\n".join(lines) + "\n").encode())
     try:
         paths += plot(out, allrows, curves)

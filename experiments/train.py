@@ -864,12 +864,17 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 def print_result(result: TrainResult) -> None:
     """The final evaluation and where things are."""
+    from experiments.plots import eval_units
+    from experiments.stats import format_interval
+
     print(f"trained to {result.num_timesteps} steps in {result.wall_time_s / 60:.1f} min "
           f"({result.num_timesteps / max(result.wall_time_s, 1e-9):.0f} steps/s incl. evaluation)")
     for r in [r for r in result.eval_rows if r["steps"] == result.num_timesteps]:
-        print(f"  vs {r['opponent']:<10} learner {r['learner_mean']:6.1f} [{r['learner_ci_low']:.1f}, {r['learner_ci_high']:.1f}]"
+        n = eval_units(r)  # an interval needs two decks: "n/a (1 deck)", not "[nan, nan]"
+        print(f"  vs {r['opponent']:<10} learner {r['learner_mean']:6.1f} "
+              f"{format_interval(r['learner_ci_low'], r['learner_ci_high'], n)}"
               f"  opponent {r['opponent_mean']:6.1f}  diff {r['diff_mean']:+6.1f} "
-              f"[{r['diff_ci_low']:+.1f}, {r['diff_ci_high']:+.1f}]"
+              f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], n, signed=True)}"
               f"  ({r['decks']} decks, contracts {r['contracts']})")
     print(f"model: {result.model_path} (+ {result.model_path.with_suffix('.json').name}); "
           f"learning curve: {result.out / 'eval.csv'}")

@@ -56,3 +56,33 @@ def test_tournament_summary_tables(tmp_path: Path) -> None:
     assert max(len(line) for line in text.splitlines()) <= 130
     md = (tmp_path / "summary.md").read_text()
     assert "| contract" in md and "n/a (1 deck)" in md and "## Ratings" in md
+
+
+def test_train_all_report_prints_na_for_single_deck_intervals(tmp_path: Path) -> None:
+    import csv
+    import json
+    import shutil
+
+    from experiments.rl_experiment import report
+
+    out = tmp_path / "rl"
+    shutil.copytree(Path(__file__).resolve().parent / "data" / "rl_results", out)
+    # one deck: the summary has no interval (null), the learning curve an empty one
+    sj = out / "tournaments" / "contract1" / "summary.json"
+    s = json.loads(sj.read_text())
+    for row in s["agents"] + s["pairs"]:
+        row.update(decks=1, ci_low=None, ci_high=None, ci_half=None)
+    sj.write_text(json.dumps(s))
+    ev = out / "models" / "contract1" / "eval.csv"
+    rows = list(csv.DictReader(ev.open()))
+    for r in rows:
+        r.update(decks="1", learner_ci_low="", learner_ci_high="", diff_ci_low="", diff_ci_high="")
+    with ev.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    report(out, log=lambda m: None)
+    text = (out / "results.md").read_text()
+    assert "nan" not in text
+    assert "| contract1 | 2048 | random |" in text and "n/a (1 deck)" in text
+    assert "| 1 | ppo - random |" in text
