@@ -20,7 +20,7 @@ from carioca_env import PENALTY, Game, parse_card
 from experiments.web.frames import card_list
 from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
-from web_helpers import CHROMIUM_ARGS, live_server, stacked_deck, write_played_record
+from web_helpers import CHROMIUM_ARGS, live_server, stacked_deck, swap_deck, write_played_record
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 15_000
@@ -253,3 +253,38 @@ def test_a_path_outside_the_folder_is_refused(page: Page, base_url: str, served:
         assert "served folder" in page.inner_text("#error")
     response = page.goto(f"{base_url}/view?path=records/three.json")
     assert response is not None and response.status == 200
+
+
+def test_a_joker_swap_by_clicking_offers_the_ends(page: Page, base_url: str, served: Path) -> None:
+    gid = GameStore(SafeRoot.of(served)).create(2, ["greedy"], 0, [2], 0, deck=swap_deck(), dealer=1).id
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#play[data-your-turn='true']")
+    page.click("#draw-stock")
+    _after(page, 0)
+    for group in (["8C", "8D", "8H"], ["7S", "JK", "5S", "4S"]):  # click order does not matter
+        for code in group:
+            _click_card(page, code)
+        page.click("#group")
+    page.click("#open")
+    _after(page, 1)
+    run = page.locator("[data-ref='0.1']")
+    assert run.get_attribute("data-text") == "4S 5S JK 7S"
+    assert run.locator(".card[data-stands-for='6S']").count() == 1  # the joker stands for 6S
+    _click_card(page, "QC")
+    page.click("#discard")
+    page.wait_for_selector("#play[data-your-turn='true'][data-phase='draw']")
+    version = int(page.get_attribute("#play", "data-version"))
+    page.click("#stock")
+    _after(page, version)
+    _click_card(page, "6S")
+    page.click("[data-ref='0.1']")
+    page.wait_for_selector("#choices button")
+    offered = page.eval_on_selector_all("#choices button", "els => els.map(e => e.dataset.move)")
+    assert offered == ["swap 6S 0.1 low", "swap 6S 0.1 high"]
+    page.click("#choices button[data-move='swap 6S 0.1 low']")
+    _after(page, version + 1)
+    run = page.locator("[data-ref='0.1']")
+    assert run.get_attribute("data-text") == "JK 4S 5S 6S 7S"
+    assert run.locator(".card[data-stands-for='3S']").count() == 1
+    game = Game.load(served / "web-games" / f"{gid}.json")
+    assert str(game.moves[-1]) == "swap 6S 0.1 low"

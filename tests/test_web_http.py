@@ -386,3 +386,20 @@ def test_serve_help_and_a_missing_folder(capsys: pytest.CaptureFixture[str], tmp
     assert "--records" in out and "127.0.0.1" in out
     assert main(["serve", "--records", str(tmp_path / "missing")]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def test_training_runs_are_listed_with_their_card_and_evaluations(tmp_path: Path) -> None:
+    import shutil
+
+    served = tmp_path / "s"
+    shutil.copytree(ROOT / "tests" / "data" / "rl_results", served / "rl")
+    c = TestClient(create_app(served))
+    front = c.get("/").text
+    assert 'href="/run?path=rl"' in front and 'href="/run?path=rl/models/contract3"' in front
+    assert 'href="/tournament?path=rl/tournaments/contract3"' in front
+    page = c.get("/run?path=rl/models/contract3").text
+    head = (served / "rl" / "models" / "contract3" / "eval.csv").read_text().splitlines()[0].split(",")
+    assert all(f"<th>{h}</th>" in page for h in head)
+    assert "carioca-ppo-model" in page and "layout_fingerprint" in page
+    assert c.get("/run?path=rl/models/contract3/eval.csv").status_code == 404  # a file is no run folder
+    assert "Mean penalty per deal" in c.get("/tournament?path=rl/tournaments/contract3").text

@@ -71,3 +71,13 @@ def live_server(folder: Path) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+#: a contract-2 deal: seat 0 opens 8C 8D 8H / 4S 5S JK 7S and later swaps 6S for the joker
+SWAP_HAND = "8C 8D 8H 4S 5S JK 7S 6S 9C 10C JC"
+
+
+def swap_deck() -> list[int]:
+    """The deck of the stacked contract-2 deal for the joker swap (seat 1 deals)."""
+    return stack_deck([parse_cards(SWAP_HAND), parse_cards(GREEDY_HAND)], parse_cards(UPCARD)[0],
+                      parse_cards("QC 9S KC 10S"), dealer=1)
