@@ -79,6 +79,7 @@ def view_frame(view: PlayerView, names: Sequence[str], hands: Sequence[Sequence[
         "deal_results": results,
         "game_over": view.game_over,
         "history": [{"seat": e.seat, "text": e.text} for e in view.history[-HISTORY_SHOWN:]],
+        "history_start": max(1, len(view.history) - HISTORY_SHOWN + 1),
     }
 
 

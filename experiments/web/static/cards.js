@@ -134,6 +134,7 @@ function scoresEl(frame) {
 function historyEl(frame) {
   const h = el("ol", "history small");
   h.id = "history";
+  h.start = frame.history_start;  // the deal's event numbers, not 1 for the oldest shown
   for (const e of frame.history) h.appendChild(el("li", null, "seat " + e.seat + ": " + e.text));
   return h;
 }
