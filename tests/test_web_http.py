@@ -403,3 +403,21 @@ def test_training_runs_are_listed_with_their_card_and_evaluations(tmp_path: Path
     assert "carioca-ppo-model" in page and "layout_fingerprint" in page
     assert c.get("/run?path=rl/models/contract3/eval.csv").status_code == 404  # a file is no run folder
     assert "Mean penalty per deal" in c.get("/tournament?path=rl/tournaments/contract3").text
+
+
+def test_a_browser_game_cannot_be_peeked_at_before_it_is_over(client: TestClient, folder: Path) -> None:
+    """Its record holds the seed and so every hand: no replay and no raw file mid-game."""
+    gid = _stacked(folder)
+    path = f"web-games/{gid}.json"
+    r = client.get(f"/api/replay?path={path}&move=0")
+    assert r.status_code == 403 and "still being played" in r.json()["error"]
+    assert client.get(f"/view?path={path}").status_code == 403
+    assert client.get(f"/file?path={path}").status_code == 403
+    store = GameStore(SafeRoot.of(folder))
+    session = store.get(gid)
+    for _ in range(1000):
+        if session.game.game_over:
+            break
+        session, _ = store.play(gid, session.version, session.game.legal_moves()[0])
+    assert session.game.game_over
+    assert client.get(f"/api/replay?path={path}&move=0").status_code == 200

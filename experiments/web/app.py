@@ -26,7 +26,7 @@ from experiments.web import discovery
 from experiments.web.clicks import describe, resolve_opening
 from experiments.web.frames import game_frame, move_json
 from experiments.web.models import MoveRequest, NewGame, OpenRequest
-from experiments.web.replays import ReplayCache
+from experiments.web.replays import Replay, ReplayCache
 from experiments.web.safepath import PathRefused, SafeRoot
 from experiments.web.sessions import GameStore, PlaySession, StaleMove, UnknownGame
 
@@ -59,6 +59,14 @@ def _refuse(request: Request, status: int, message: str, rule: str = "") -> JSON
     if request.url.path.startswith("/api/"):
         return _error(status, message, rule)
     return _error_page(request, status, message)
+
+
+def _viewable(replay: Replay) -> Replay:
+    """A replay the viewer may show: a browser game only once it is over (its record holds
+    the seed, hence every hand: the person must not read the bots' cards mid-game)."""
+    if replay.record.get("session") is not None and not replay.finished:
+        raise PathRefused("this game is still being played in the browser: its replay opens when it is over")
+    return replay
 
 
 def create_app(folder: str | Path) -> FastAPI:
@@ -121,7 +129,7 @@ def _add_pages(app: FastAPI) -> None:
     def view(request: Request, path: str = Query(max_length=1000), move: int = Query(0, ge=0),
              seat: int | None = Query(None, ge=0, le=3)) -> HTMLResponse:
         web = _state(request)
-        replay = web.replays.get(web.root.resolve(path))
+        replay = _viewable(web.replays.get(web.root.resolve(path)))
         models = discovery.scan(web.root).models
         return page(request, "viewer.html", path=path, replay=replay, start=min(move, replay.length),
                     seat=seat, models=models)
@@ -152,7 +160,10 @@ def _add_pages(app: FastAPI) -> None:
 
     @app.get("/file")
     def file(request: Request, path: str = Query(max_length=1000)) -> FileResponse:
-        real = _state(request).root.resolve(path)
+        web = _state(request)
+        real = web.root.resolve(path)
+        if real.is_relative_to(web.games.folder):
+            raise PathRefused("browser games are not served raw (their records hold every hand)", 403)
         media = SERVED_SUFFIXES.get(real.suffix.lower())
         if media is None:
             raise PathRefused(f"{path!r}: only {', '.join(sorted(SERVED_SUFFIXES))} files are served", 403)
@@ -183,7 +194,7 @@ def _add_replay_api(app: FastAPI) -> None:
                         model: str | None = Query(None, max_length=1000)) -> Any:
         """The position after ``move`` moves of a record, as ``seat`` saw it (or all hands)."""
         web = _state(request)
-        replay = web.replays.get(web.root.resolve(path))
+        replay = _viewable(web.replays.get(web.root.resolve(path)))
         if move > replay.length:
             return _error(400, f"move must be 0..{replay.length} for this record, got {move}")
         if seat is not None and seat >= replay.num_players:

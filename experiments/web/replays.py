@@ -34,6 +34,7 @@ class Replay:
     names: list[str]
     checkpoints: list[Game]
     num_players: int
+    finished: bool
 
     @property
     def length(self) -> int:
@@ -81,7 +82,7 @@ def build_replay(record: dict[str, Any]) -> Replay:
         if (i + 1) % CHECKPOINT_EVERY == 0:
             checkpoints.append(copy.deepcopy(game))
     game.check_record_results(record)
-    return Replay(record, list(moves), actors, deal_starts, names, checkpoints, game.num_players)
+    return Replay(record, list(moves), actors, deal_starts, names, checkpoints, game.num_players, game.game_over)
 
 
 class ReplayCache:
