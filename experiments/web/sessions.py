@@ -9,7 +9,10 @@ leaves half a file.
 
 Two tabs on one game cannot corrupt it: every change runs under the game's lock, and a
 move carries the version (the number of moves played) the page was showing; a move made
-from an older position is refused with :class:`StaleMove`.
+from an older position is refused with :class:`StaleMove`.  The locks live in the server's
+process: serve a folder with one ``carioca serve`` at a time (a second server on the same
+folder sees the other's moves, through the file's modification time, but does not share
+its locks).
 
 The bots act on their seat's ``PlayerView`` only.  Before each decision a bot is reset
 with a seed derived from the game's bot seed, its seat and the move number, so what it
