@@ -334,8 +334,9 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
     agent = make_agent(f"ppo:{served / 'models' / 'contract1'}", 0)
     while not game.game_over and len(game.moves) < 30:
         game.apply(agent.act(game.view(game.current_player), game.legal_moves()))
-    game.save(served / "ppo.json")
+    game.save(served / "ppo.json", agents=["ppo (ppo:models/contract1)", "ppo (ppo:models/contract1/model.zip)"])
     c = TestClient(create_app(served))
+    assert 'data-model="models/contract1"' in c.get("/view?path=ppo.json").text  # the policy it played is preselected
     checked = 0
     for k in range(0, len(game.moves), 3):
         data = c.get(f"/api/replay?path=ppo.json&move={k}&model=models/contract1").json()
@@ -421,3 +422,72 @@ def test_a_browser_game_cannot_be_peeked_at_before_it_is_over(client: TestClient
         session, _ = store.play(gid, session.version, session.game.legal_moves()[0])
     assert session.game.game_over
     assert client.get(f"/api/replay?path={path}&move=0").status_code == 200
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["..", ".", "a", "b.json", "", "~", "/", "\\\\", "link", "x..y"]), min_size=1, max_size=6))
+def test_a_resolved_path_is_always_inside_the_folder(tmp_path_factory: pytest.TempPathFactory, parts: list[str]) -> None:
+    base = tmp_path_factory.getbasetemp() / "prop"
+    if not base.exists():
+        (base / "root" / "a").mkdir(parents=True)
+        (base / "root" / "a" / "b.json").write_text("{}")
+        (base / "root" / "b.json").write_text("{}")
+        (base / "b.json").write_text("{}")
+        (base / "root" / "link").symlink_to(base)
+    root = SafeRoot.of(base / "root")
+    try:
+        real = root.resolve("/".join(parts), kind="any")
+    except PathRefused:
+        return
+    assert real.is_relative_to(root.root) and real.exists()
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """The IPv4/IPv6 addresses listening on ``port`` (Linux: /proc/net/tcp*, state 0A)."""
+    import ipaddress
+
+    out = set()
+    for name in ("tcp", "tcp6"):
+        table = Path("/proc/net") / name
+        if not table.exists():
+            continue
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            addr, _, hex_port = fields[1].partition(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port:
+                raw = bytes.fromhex(addr)
+                # the kernel prints each 32-bit word in host (little-endian) order
+                raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                out.add(str(ipaddress.ip_address(raw)))
+    return out
+
+
+def test_carioca_serve_binds_loopback_by_default(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from web_helpers import free_port
+
+    write_played_record(tmp_path / "r.json", players=2, deals=(1,))
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "serve", "--records", str(tmp_path), "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError(f"carioca serve did not answer on port {port}")
+                time.sleep(0.2)
+        assert r.status_code == 200 and "r.json" in r.text
+        assert _listening_addresses(port) == {"127.0.0.1"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert "serving" in proc.stderr.read()

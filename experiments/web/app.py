@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def _add_pages(app: FastAPI) -> None:
         replay = _viewable(web.replays.get(web.root.resolve(path)))
         models = discovery.scan(web.root).models
         return page(request, "viewer.html", path=path, replay=replay, start=min(move, replay.length),
-                    seat=seat, models=models)
+                    seat=seat, models=models, model=_model_of(replay.names, models))
 
     @app.get("/tournament", response_class=HTMLResponse)
     def tournament(request: Request, path: str = Query("", max_length=1000)) -> HTMLResponse:
@@ -173,6 +174,16 @@ def _add_pages(app: FastAPI) -> None:
     def play(request: Request, game_id: str) -> HTMLResponse:
         session = _state(request).games.get(game_id)
         return page(request, "play.html", game_id=session.id, names=session.names)
+
+
+def _model_of(names: list[str], models: list[str]) -> str:
+    """The first served model a seat of the record played with (``ppo:PATH`` in its name), or ''."""
+    for name in names:
+        for arg in re.findall(r"ppo:([^\s()]+)", name):
+            arg = arg.rstrip("/").removesuffix("/model.zip").removesuffix(".zip")
+            if arg in models:
+                return arg
+    return ""
 
 
 def _csv_table(path: Path) -> tuple[list[str], list[list[str]]]:

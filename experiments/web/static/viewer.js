@@ -5,7 +5,7 @@
   const box = document.getElementById("viewer");
   const path = box.dataset.path;
   const length = Number(box.dataset.length);
-  const state = {move: Number(box.dataset.start), seat: box.dataset.seat, model: "", timer: null, busy: false};
+  const state = {move: Number(box.dataset.start), seat: box.dataset.seat, model: box.dataset.model, timer: null, busy: false};
   const $ = (id) => document.getElementById(id);
 
   function url() {
