@@ -351,6 +351,9 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
     assert checked >= 5
     r = c.get("/api/replay?path=ppo.json&move=0&model=../outside")
     assert r.status_code == 403
+    write_played_record(served / "three.json", players=3, deals=(1,))
+    mismatch = c.get("/api/replay?path=three.json&move=0&model=models/contract1").json()["policy"]
+    assert "2 players" in mismatch["error"] and "3 players" in mismatch["error"]
 
 
 # --------------------------------------------------------------------------- pages
