@@ -378,6 +378,10 @@ def test_front_page_and_tournament_page(tmp_path: Path) -> None:
     assert "/file?path=tourn/penalty.png" in page
     assert c.get("/file?path=tourn/penalty.png").content[:4] == b"\x89PNG"
     assert c.get("/tournament?path=rec.json").status_code == 404
+    (served / "tourn" / "elsewhere.png").symlink_to(tmp_path / "outside.png")
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    page = c.get("/tournament?path=tourn").text
+    assert "elsewhere.png" not in page and "penalty.png" in page
 
 
 def test_serve_help_and_a_missing_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -406,6 +410,10 @@ def test_training_runs_are_listed_with_their_card_and_evaluations(tmp_path: Path
     assert all(f"<th>{h}</th>" in page for h in head)
     assert "carioca-ppo-model" in page and "layout_fingerprint" in page
     assert c.get("/run?path=rl/models/contract3/eval.csv").status_code == 404  # a file is no run folder
+    (tmp_path / "private.csv").write_text("secret_column\n1\n")
+    (served / "rl" / "models" / "full" / "eval.csv").unlink()
+    (served / "rl" / "models" / "full" / "eval.csv").symlink_to(tmp_path / "private.csv")
+    assert "secret_column" not in c.get("/run?path=rl/models/full").text  # a fixed name linking out is not read
     assert "Mean penalty per deal" in c.get("/tournament?path=rl/tournaments/contract3").text
 
 

@@ -139,22 +139,22 @@ def _add_pages(app: FastAPI) -> None:
     def tournament(request: Request, path: str = Query("", max_length=1000)) -> HTMLResponse:
         web = _state(request)
         folder = web.root.resolve(path, kind="dir") if path else web.root.root
-        summary = discovery.read_json(folder / "summary.json")
+        summary = discovery.read_json_in(web.root, folder, "summary.json")
         if not isinstance(summary, dict):
             raise PathRefused(f"{path!r} holds no summary.json (run `carioca tournament --report` on it)", 404)
-        pngs = sorted(web.root.relative(p) for p in folder.glob("*.png"))
+        pngs = _pngs(web.root, folder)
         records = discovery.tournament_records(web.root, folder)
         return page(request, "tournament.html", path=web.root.relative(folder), s=summary, pngs=pngs,
-                    records=records, has_md=(folder / "summary.md").is_file())
+                    records=records, has_md=web.root.child(folder, "summary.md") is not None)
 
     @app.get("/run", response_class=HTMLResponse)
     def run(request: Request, path: str = Query("", max_length=1000)) -> HTMLResponse:
         web = _state(request)
         folder = web.root.resolve(path, kind="dir") if path else web.root.root
-        card = discovery.read_json(folder / "model.json")
-        experiment = discovery.read_json(folder / "experiment.json")
-        head, rows = _csv_table(folder / "eval.csv")
-        pngs = sorted(web.root.relative(p) for p in folder.glob("*.png"))
+        card = discovery.read_json_in(web.root, folder, "model.json")
+        experiment = discovery.read_json_in(web.root, folder, "experiment.json")
+        head, rows = _csv_table(web.root.child(folder, "eval.csv"))
+        pngs = _pngs(web.root, folder)
         return page(request, "run.html", path=web.root.relative(folder), card=card if isinstance(card, dict) else None,
                     experiment=experiment, head=head, rows=rows, pngs=pngs,
                     model=(folder / "model.zip").is_file())
@@ -176,6 +176,11 @@ def _add_pages(app: FastAPI) -> None:
         return page(request, "play.html", game_id=session.id, names=session.names)
 
 
+def _pngs(root: SafeRoot, folder: Path) -> list[str]:
+    """The plots of a folder (a symlink leading out of the served folder is left out)."""
+    return sorted(root.relative(p) for p in folder.glob("*.png") if p.resolve().is_relative_to(root.root))
+
+
 def _model_of(names: list[str], models: list[str]) -> str:
     """The first served model a seat of the record played with (``ppo:PATH`` in its name), or ''."""
     for name in names:
@@ -186,8 +191,8 @@ def _model_of(names: list[str], models: list[str]) -> str:
     return ""
 
 
-def _csv_table(path: Path) -> tuple[list[str], list[list[str]]]:
-    if not path.is_file():
+def _csv_table(path: Path | None) -> tuple[list[str], list[list[str]]]:
+    if path is None:
         return [], []
     rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8", errors="replace"))))
     if not rows:

@@ -50,6 +50,12 @@ def read_json(path: Path, limit: int = MAX_RECORD_BYTES) -> Any:
         return None
 
 
+def read_json_in(root: SafeRoot, folder: Path, name: str) -> Any:
+    """The JSON of ``folder/name`` when that file resolves inside the served folder, else None."""
+    real = root.child(folder, name)
+    return None if real is None else read_json(real)
+
+
 def record_info(root: SafeRoot, path: Path) -> dict[str, Any] | None:
     """A record's header facts for a listing, or None when ``path`` is no game record."""
     rec = read_json(path)
@@ -72,7 +78,7 @@ def record_info(root: SafeRoot, path: Path) -> dict[str, Any] | None:
 
 
 def _tournament_info(root: SafeRoot, folder: Path, files: set[str]) -> dict[str, Any]:
-    summary = read_json(folder / "summary.json") if "summary.json" in files else None
+    summary = read_json_in(root, folder, "summary.json") if "summary.json" in files else None
     config = summary.get("config", {}) if isinstance(summary, dict) else {}
     records_dir = folder / "records"
     kept = 0
@@ -105,7 +111,7 @@ def scan(root: SafeRoot) -> Listing:
             out.tournaments.append(_tournament_info(root, here, files))
             if "records" in dirnames:
                 dirnames.remove("records")  # listed on the tournament's page
-        card = read_json(here / "model.json") if "model.json" in files else None
+        card = read_json_in(root, here, "model.json") if "model.json" in files else None
         is_model = isinstance(card, dict) and card.get("format") == MODEL_CARD_FORMAT
         if is_model and "model.zip" in files:
             out.models.append(root.relative(here))

@@ -64,6 +64,13 @@ class SafeRoot:
             raise PathRefused(f"{rel!r} is not a folder", status=404)
         return real
 
+    def child(self, folder: Path, name: str) -> Path | None:
+        """``folder/name`` if it is a file that resolves inside the served folder, else None
+        (a fixed name such as ``summary.json`` may still be a symlink leading out)."""
+        p = folder / name
+        real = p.resolve()
+        return real if real.is_file() and real.is_relative_to(self.root) else None
+
     def relative(self, real: Path) -> str:
         """The request path (POSIX, relative to the folder) of a real path inside it."""
         rel = real.resolve().relative_to(self.root).as_posix()
