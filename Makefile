@@ -15,6 +15,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH)"
 	$(PIP) install -e ".[test]"
+	# carioca serve and its browser tests (playwright drives Debian's chromium, see .ci/run)
+	$(PIP) install -e ".[web,web-test]"
 	touch $@
 
 test: venv

@@ -1,0 +1,22 @@
+"""``carioca serve``: a local web app to watch games and play against the bots.
+
+The package is an optional extra (``pip install -e .[web]``: FastAPI, uvicorn, Jinja2).
+Its modules, each one job:
+
+- :mod:`~experiments.web.serve`: the ``carioca serve`` sub-command (needs no web
+  package to print its ``--help``).
+- :mod:`~experiments.web.app`: the FastAPI application and its routes.
+- :mod:`~experiments.web.safepath`: every file name a request carries is resolved
+  inside the served folder or refused.
+- :mod:`~experiments.web.discovery`: finds records, tournaments, training runs and
+  models under the folder.
+- :mod:`~experiments.web.frames`: a position as JSON for the browser (from a
+  ``PlayerView``; every hand only in the all-hands mode).
+- :mod:`~experiments.web.replays`: records replayed once and stepped to any move.
+- :mod:`~experiments.web.sessions`: games a person plays, saved atomically after every
+  move, with a lock and a version per game.
+- :mod:`~experiments.web.clicks`: the openings that cards grouped by clicks can mean.
+- :mod:`~experiments.web.policy`: a ``ppo:`` model's probabilities over the legal moves.
+- ``templates/`` and ``static/``: the pages and a small vanilla-JS front end, served
+  from the package (no CDN).
+"""

@@ -1,0 +1,290 @@
+"""``carioca serve`` in a real browser: Playwright driving Debian's headless chromium.
+
+A person plays a whole stacked deal against ``greedy`` by clicking (an opening, lay-offs,
+an illegal attempt, discards), reloads mid-game and goes on; a replay is stepped forward
+and back and checked against the engine's position; a path out of the folder is refused.
+The server runs in a thread on a free loopback port; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from carioca_env import PENALTY, Game, parse_card
+from experiments.web.frames import card_list
+from experiments.web.safepath import SafeRoot
+from experiments.web.sessions import GameStore
+from web_helpers import CHROMIUM_ARGS, live_server, stacked_deck, swap_deck, write_played_record
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("served")
+    write_played_record(folder / "records" / "three.json", players=3, deals=(1, 2), seed=5)
+    (folder.parent / "outside.json").write_text((folder / "records" / "three.json").read_text())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def base_url(served: Path) -> Iterator[str]:
+    with live_server(served) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def _new_stacked_game(served: Path) -> str:
+    return GameStore(SafeRoot.of(served)).create(2, ["greedy"], 0, [1], 0, deck=stacked_deck(), dealer=1).id
+
+
+def _state(base_url: str, gid: str) -> dict:
+    return httpx.get(f"{base_url}/api/games/{gid}", timeout=10).json()
+
+
+def _after(page: Page, version: int) -> None:
+    """Wait until the page shows a position later than ``version``."""
+    page.wait_for_function(f"Number(document.getElementById('play').dataset.version) > {version}", timeout=WAIT_MS)
+
+
+def _click_card(page: Page, code: str) -> None:
+    page.locator(f"#hand-0 .card[data-code='{code}']:not(.selected):not(.grouped)").first.click()
+
+
+def _hand_on_page(page: Page, seat: int) -> list[str]:
+    return page.eval_on_selector_all(f"#hand-{seat} .card", "els => els.map(e => e.dataset.code || 'back')")
+
+
+# --------------------------------------------------------------------------- play
+
+
+def test_play_a_whole_deal_against_greedy_by_clicking(page: Page, base_url: str, served: Path) -> None:
+    gid = _new_stacked_game(served)
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#play[data-your-turn='true']")
+    illegal_seen = opened = lays = 0
+    for _turn in range(40):
+        s = _state(base_url, gid)
+        if s["game_over"]:
+            break
+        assert s["your_turn"] and page.get_attribute("#play", "data-version") == str(s["version"])
+        phase = s["frame"]["phase"]
+        if phase == "draw":
+            page.click("#stock")
+            _after(page, s["version"])
+            continue
+        opens = [m for m in s["legal"] if m["kind"] == "open"]
+        layable = [m for m in s["legal"] if m["kind"] == "lay_off"]
+        if opens:
+            target = next(m for m in opens if "8S" not in m["text"])
+            for meld in target["melds"]:
+                for code in meld.split():
+                    _click_card(page, code)
+                page.click("#group")
+            page.click("#open")
+            _after(page, s["version"])
+            opened += 1
+        elif layable and not illegal_seen:
+            # first an attempt the rules forbid: 9C on the trio of eights
+            _click_card(page, "9C")
+            page.click("[data-ref='0.0']")
+            page.wait_for_selector("#message.error")
+            assert "[R9]" in page.inner_text("#message") and "9C cannot be laid off" in page.inner_text("#message")
+            assert page.get_attribute("#play", "data-version") == str(s["version"])
+            page.click("#clear")
+            illegal_seen = 1
+        elif layable:
+            m = layable[0]
+            _click_card(page, m["card"])
+            page.click(f"[data-ref='{m['ref']}']")
+            _after(page, s["version"])
+            lays += 1
+        else:
+            hand = s["frame"]["seats"][0]["hand"]
+            worst = max(hand, key=lambda c: PENALTY[parse_card(c)])
+            _click_card(page, worst)
+            page.click("#discard")
+            _after(page, s["version"])
+    s = _state(base_url, gid)
+    assert s["game_over"], "the deal did not end within 40 of the person's actions"
+    assert opened == 1 and lays >= 3 and illegal_seen
+    page.wait_for_selector("text=Game over")
+    game = Game.load(served / "web-games" / f"{gid}.json")
+    mine = [str(m) for m, seat in zip(game.moves, _actors(game)) if seat == 0]
+    assert "open 8H 8D 8C / KS KH KD" in mine and sum(m.startswith("lay ") for m in mine) == lays
+    result = game.deal_results[-1]
+    assert not result.cancelled and page.inner_text("#scores .totals") .split()[1:] == [str(t) for t in game.totals]
+
+
+def _actors(game: Game) -> list[int]:
+    """Who made each move of ``game`` (replayed from its record)."""
+    fresh, moves = Game.start_of_record(game.to_record())
+    out = []
+    for text in moves:
+        out.append(fresh.current_player)
+        fresh.push(text)
+    return out
+
+
+def test_reload_mid_game_resumes_and_two_tabs_do_not_clash(page: Page, browser: Browser, base_url: str, served: Path) -> None:
+    gid = _new_stacked_game(served)
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#play[data-your-turn='true']")
+    page.click("#stock")
+    _after(page, 0)
+    hand_before = _hand_on_page(page, 0)
+    assert "KC" in hand_before and len(hand_before) == 12
+    page.reload()
+    page.wait_for_selector("#play[data-version='1']")
+    assert _hand_on_page(page, 0) == hand_before and page.get_attribute("#play", "data-phase") == "play"
+    # a second tab moves first; this tab's move from the old position is refused, then it catches up
+    other = browser.new_page()
+    other.goto(f"{base_url}/play/{gid}")
+    other.wait_for_selector("#play[data-version='1']")
+    _click_card(other, "QD")
+    other.click("#discard")
+    other.wait_for_function("Number(document.getElementById('play').dataset.version) > 1", timeout=WAIT_MS)
+    other.close()
+    _click_card(page, "JC")
+    page.click("#discard")
+    page.wait_for_selector("#message.error")
+    assert "another tab" in page.inner_text("#message")
+    page.wait_for_function("Number(document.getElementById('play').dataset.version) > 1", timeout=WAIT_MS)
+    assert "QD" not in _hand_on_page(page, 0) and "JC" in _hand_on_page(page, 0)
+    # and the game goes on from the reloaded position
+    version = int(page.get_attribute("#play", "data-version"))
+    page.click("#stock")
+    _after(page, version)
+    game = Game.load(served / "web-games" / f"{gid}.json")
+    assert [str(m) for m in game.moves][:2] == ["draw stock", "discard QD"] and len(game.moves) == version + 1
+
+
+# --------------------------------------------------------------------------- viewer
+
+
+def _check_table(page: Page, game: Game) -> None:
+    """The viewer's table (all hands) is the engine's position."""
+    for s in range(game.num_players):
+        assert _hand_on_page(page, s) == card_list(game.hand(s)), f"seat {s}"
+        melds = page.eval_on_selector_all(f"#seat-{s} .meld", "els => els.map(e => e.dataset.text)")
+        assert melds == [str(m) for m in game.table_melds()[s]]
+    assert page.get_attribute("#stock", "data-size") == str(game.stock_size)
+    assert page.get_attribute("#discard", "data-top") == (card_list([game.top_discard])[0] if game.discard else "")
+    assert page.inner_text("#scores .totals").split()[1:] == [str(t) for t in game.totals]
+
+
+def test_step_a_replay_forward_and_back(page: Page, base_url: str, served: Path) -> None:
+    record = json.loads((served / "records" / "three.json").read_text())
+    moves = record["moves"]
+    page.goto(f"{base_url}/view?path=records/three.json")
+    page.wait_for_selector("#viewer[data-shown='0']")
+
+    def at(k: int) -> Game:
+        game, _ = Game.start_of_record(record)
+        for text in moves[:k]:
+            game.push(text)
+        return game
+
+    _check_table(page, at(0))
+    for k in range(1, 9):
+        page.click("#forward")
+        page.wait_for_selector(f"#viewer[data-shown='{k}']")
+        assert page.inner_text("#last-move").endswith(moves[k - 1])
+    _check_table(page, at(8))
+    for k in (7, 6):
+        page.click("#back")
+        page.wait_for_selector(f"#viewer[data-shown='{k}']")
+    _check_table(page, at(6))
+    # jump to the second deal, then to a move by number
+    second = page.eval_on_selector_all("#deal-jump option", "els => els.map(e => e.value)")[1]
+    page.select_option("#deal-jump", second)
+    page.wait_for_selector(f"#viewer[data-shown='{second}']")
+    game = at(int(second))
+    assert game.deal_number == 2 and game.turn == 0
+    _check_table(page, game)
+    page.fill("#move-number", "40")
+    page.press("#move-number", "Enter")
+    page.wait_for_selector("#viewer[data-shown='40']")
+    _check_table(page, at(40))
+    # one seat's view: its own cards, the others face down
+    page.select_option("#seat-select", "2")
+    page.wait_for_function("document.querySelector('#tablehead').textContent.includes(\"seat 2's view\")", timeout=WAIT_MS)
+    game = at(40)
+    assert _hand_on_page(page, 2) == card_list(game.hand(2))
+    assert _hand_on_page(page, 0) == ["back"] * len(game.hand(0))
+    # autoplay at the fastest speed runs on by itself
+    page.select_option("#speed", "50")
+    page.click("#autoplay")
+    page.wait_for_function("Number(document.getElementById('viewer').dataset.shown) >= 45", timeout=WAIT_MS)
+    page.click("#autoplay")
+
+
+def test_a_path_outside_the_folder_is_refused(page: Page, base_url: str, served: Path) -> None:
+    (served / "link-out.json").symlink_to(served.parent / "outside.json")
+    for bad in ("../outside.json", "link-out.json", str(served.parent / "outside.json")):
+        response = page.goto(f"{base_url}/view?path={bad}")
+        assert response is not None and response.status == 403
+        assert "served folder" in page.inner_text("#error")
+    response = page.goto(f"{base_url}/view?path=records/three.json")
+    assert response is not None and response.status == 200
+
+
+def test_a_joker_swap_by_clicking_offers_the_ends(page: Page, base_url: str, served: Path) -> None:
+    gid = GameStore(SafeRoot.of(served)).create(2, ["greedy"], 0, [2], 0, deck=swap_deck(), dealer=1).id
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#play[data-your-turn='true']")
+    page.click("#draw-stock")
+    _after(page, 0)
+    for group in (["8C", "8D", "8H"], ["7S", "JK", "5S", "4S"]):  # click order does not matter
+        for code in group:
+            _click_card(page, code)
+        page.click("#group")
+    page.click("#open")
+    _after(page, 1)
+    run = page.locator("[data-ref='0.1']")
+    assert run.get_attribute("data-text") == "4S 5S JK 7S"
+    assert run.locator(".card[data-stands-for='6S']").count() == 1  # the joker stands for 6S
+    _click_card(page, "QC")
+    page.click("#discard")
+    page.wait_for_selector("#play[data-your-turn='true'][data-phase='draw']")
+    version = int(page.get_attribute("#play", "data-version"))
+    page.click("#stock")
+    _after(page, version)
+    _click_card(page, "6S")
+    page.click("[data-ref='0.1']")
+    page.wait_for_selector("#choices button")
+    offered = page.eval_on_selector_all("#choices button", "els => els.map(e => e.dataset.move)")
+    assert offered == ["swap 6S 0.1 low", "swap 6S 0.1 high"]
+    page.click("#choices button[data-move='swap 6S 0.1 low']")
+    _after(page, version + 1)
+    run = page.locator("[data-ref='0.1']")
+    assert run.get_attribute("data-text") == "JK 4S 5S 6S 7S"
+    assert run.locator(".card[data-stands-for='3S']").count() == 1
+    game = Game.load(served / "web-games" / f"{gid}.json")
+    assert str(game.moves[-1]) == "swap 6S 0.1 low"
