@@ -50,7 +50,7 @@ def canonical_melds(melds: tuple[Meld, ...] | list[Meld]) -> tuple[Meld, ...]:
     return tuple(sorted(melds))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Move:
     """One move of the player to act.
 
@@ -103,6 +103,10 @@ class Move:
 
     def __str__(self) -> str:
         return _FORMATTERS[self.kind](self)
+
+    def __repr__(self) -> str:
+        """``<Move discard 8S>``: the notation, which :func:`parse_move` reads back."""
+        return f"<Move {self}>"
 
     @staticmethod
     def parse(text: str) -> Move:
