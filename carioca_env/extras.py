@@ -42,13 +42,17 @@ def require(what: str, *modules: str) -> None:
         what: what needs them, for the message (``"the ppo agent"``).
         modules: top-level module names (keys of :data:`EXTRA_OF`).
     """
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    missing = [m for m in modules if not _installed(m)]
     if missing:
         extras = sorted({EXTRA_OF.get(m, "?") for m in missing})
         raise MissingExtraError(
             f"{what} needs {', '.join(missing)}, which is not installed: "
             + " and ".join(install_hint(e) for e in extras)
         )
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def explain(exc: ModuleNotFoundError) -> str | None:
