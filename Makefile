@@ -27,7 +27,7 @@ test: venv
 
 # The documentation site, strict: a broken reference or link fails the build.
 docs: venv
-	$(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 
 demo: venv
 	$(VENV)/bin/carioca tournament --preset demo
