@@ -43,6 +43,8 @@ Public names:
   deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``.
 - :class:`GameConfig`: the rule options (players, which deals).
 - :func:`enumerate_openings`, :data:`CONTRACTS`.
+- :func:`register_envs` (``gymnasium.make("Carioca-v0")``, ``pettingzoo.make("aec",
+  "carioca/carioca-v0")``) and ``__version__``.
 - Errors: :class:`CariocaError` and its subclasses :class:`IllegalMoveError` (with the
   ruling broken in ``.rule``), :class:`InvalidNotationError`, :class:`MisdealError`,
   :class:`InvalidConfigError`, :class:`RecordError`.

@@ -100,11 +100,6 @@ def _modules() -> list[str]:
     return names
 
 
-def _optional(module: str) -> bool:
-    # modules that need the [bench] extra's reference systems are checked where it is installed
-    return module == "experiments.bench" and importlib.util.find_spec("pyspiel") is None
-
-
 def all_blocks() -> list[Block]:
     """Every block this test checks."""
     blocks = markdown_blocks(ROOT / "README.md")
@@ -197,7 +192,7 @@ def test_a_wrong_shell_line_is_caught():
         check_shell_line('pip install "carioca-env[nonexistent]"')
 
 
-@pytest.mark.parametrize("module", [m for m in _modules() if not _optional(m)])
+@pytest.mark.parametrize("module", _modules())
 def test_doctest_examples_pass(module: str):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

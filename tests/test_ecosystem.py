@@ -237,6 +237,17 @@ def test_the_wrapper_draws_the_learners_view():
     assert not np.array_equal(frame, draw_table(inner.aec.game.view(0)))
 
 
+def test_gymnasium_render_wrappers_collect_the_frames():
+    from gymnasium.wrappers import RenderCollection
+
+    env = RenderCollection(gymnasium.make("Carioca-v0", render_mode="rgb_array", deals=(1,)))
+    env.reset(seed=2)
+    for _ in range(5):
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    frames = env.render()
+    assert len(frames) == 6 and {f.shape for f in frames} == {frame_shape(2)}
+
+
 def test_a_god_view_differs_from_the_seat_view():
     from carioca_env import carioca_v0
 
