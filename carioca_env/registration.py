@@ -47,6 +47,8 @@ def register_pettingzoo() -> None:
     """Register ``carioca/carioca-v0`` with PettingZoo's AEC registry (once)."""
     import pettingzoo
 
+    if not hasattr(pettingzoo, "aec_registry"):
+        return  # PettingZoo before 1.27 has no registry: carioca_v0.env() is the way in
     if PETTINGZOO_ID in pettingzoo.aec_registry:
         return
     pettingzoo.register("aec", PETTINGZOO_ID, entry_point="carioca_env.carioca_v0:env")
