@@ -46,7 +46,7 @@ def require(what: str, *modules: str) -> None:
     if missing:
         extras = sorted({EXTRA_OF.get(m, "?") for m in missing})
         raise MissingExtraError(
-            f"{what} needs {', '.join(missing)}, which is not installed: "
+            f"{what} needs {' and '.join(missing)} (not installed): "
             + " and ".join(install_hint(e) for e in extras)
         )
 
