@@ -341,8 +341,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
         ``"ansi"`` returns text, ``"human"`` prints it, ``"rgb_array"`` returns an image
         (:func:`carioca_env.rendering.draw_table`) from the view of ``seat`` (default: the
-        seat to act).
+        seat to act; the text modes always show the seat to act).
+
+        Raises:
+            InvalidConfigError: ``seat`` is not a seat of this table.
         """
+        n = self.config.num_players
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise InvalidConfigError(f"render seat must be None or a seat 0..{n - 1}, got {seat!r}")
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None

@@ -105,8 +105,16 @@ class Move:
         return _FORMATTERS[self.kind](self)
 
     def __repr__(self) -> str:
-        """``<Move discard 8S>``: the notation, which :func:`parse_move` reads back."""
-        return f"<Move {self}>"
+        """``<Move discard 8S>``: the notation, which :func:`parse_move` reads back.
+
+        A malformed move (built by hand, e.g. a discard of card -1) has no notation; its
+        repr shows the fields instead, since error messages about it use the repr.
+        """
+        try:
+            return f"<Move {self}>"
+        except (ValueError, KeyError, IndexError, TypeError):
+            return (f"<Move {self.kind!r} card={self.card} owner={self.owner} index={self.index} "
+                    f"end={self.end} melds={self.melds!r} (no notation)>")
 
     @staticmethod
     def parse(text: str) -> Move:

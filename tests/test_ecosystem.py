@@ -52,6 +52,13 @@ def test_move_repr_is_its_notation():
         assert parse_move(text[len("<Move "):-1]) == move
 
 
+def test_a_malformed_move_still_has_a_repr():
+    from carioca_env import MoveKind
+
+    text = repr(Move(MoveKind.DISCARD, card=-1))
+    assert "card=-1" in text and "no notation" in text
+
+
 def test_game_repr_shows_deal_turn_and_phase():
     game = _random_game(2, 61)
     text = repr(game)
@@ -235,6 +242,16 @@ def test_the_wrapper_draws_the_learners_view():
 
     assert np.array_equal(frame, draw_table(inner.aec.game.view(1)))
     assert not np.array_equal(frame, draw_table(inner.aec.game.view(0)))
+
+
+def test_a_frame_of_a_seat_that_is_not_at_the_table_is_refused():
+    from carioca_env import InvalidConfigError, carioca_v0
+
+    env = carioca_v0.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    for seat in (2, -1, "0", True):
+        with pytest.raises(InvalidConfigError, match="seat 0..1"):
+            env.unwrapped.render(seat=seat)
 
 
 def test_gymnasium_render_wrappers_collect_the_frames():
