@@ -2,11 +2,15 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
-# Exact pin: an unpinned torch pulls a multi-GB CUDA build.
+# Exact pin, installed before the project: pyproject's [train] extra asks for a range
+# (torch>=2.3,<3), which this CPU build on the local disk satisfies, so pip keeps it
+# instead of downloading a multi-GB CUDA build.
 TORCH  := torch==2.13.0
+# The extras the test suite and the docs build need (see pyproject's [dev]).
+EXTRAS ?= dev
 PYTEST_ARGS ?= -n auto
 
-.PHONY: venv test demo bench clean
+.PHONY: venv test docs demo bench clean
 
 venv: $(VENV)/.installed
 
@@ -14,13 +18,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH)"
-	$(PIP) install -e ".[test]"
-	# carioca serve and its browser tests (playwright drives Debian's chromium, see .ci/run)
-	$(PIP) install -e ".[web,web-test]"
+	$(PIP) install -e ".[$(EXTRAS)]"
 	touch $@
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
+	$(MAKE) docs
+
+# The documentation site, strict: a broken reference or link fails the build.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 
 demo: venv
 	$(VENV)/bin/carioca tournament --preset demo

@@ -56,6 +56,9 @@ def _load_builtins() -> None:
 
 def _make_ppo(arg: str, seed: int) -> Agent:
     # imported here: torch / sb3-contrib load only when a ppo agent is built
+    from carioca_env.extras import require
+
+    require("the ppo agent", "torch", "sb3_contrib")
     from agents.ppo_agent import make_ppo_agent
 
     return make_ppo_agent(arg, seed)

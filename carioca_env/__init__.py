@@ -3,13 +3,31 @@
 The rules engine (plain Python, no RL framework imports) plays the whole game exactly as
 the project's guide and rulings say::
 
-    from carioca_env import Game, GameConfig, Move, parse_move
+    import random
+
+    from carioca_env import Game, GameConfig
 
     game = Game(GameConfig(num_players=3), seed=7)
-    while not game.game_over:
-        moves = game.legal_moves()          # every legal move of the player to act
-        game.apply(moves[0])                 # raises IllegalMoveError for an illegal one
-    print(game.totals, game.winners)
+    rng = random.Random(7)
+    for _ in range(5_000):                   # random play rarely closes a deal: bound it
+        if game.game_over:
+            break
+        moves = game.legal_moves()           # every legal move of the player to act
+        game.apply(rng.choice(moves))        # raises IllegalMoveError for an illegal one
+    print(game)                              # <Game deal 1 of 7 (contract 1: 2 trios), turn ...>
+
+The built-in agents (:mod:`agents`) play whole games; each acts on its own seat's
+:class:`PlayerView` only::
+
+    from agents.registry import make_agent
+    from carioca_env import Game, GameConfig
+
+    game = Game(GameConfig(num_players=3), seed=7)
+    players = [make_agent("heuristic", seed=seat) for seat in range(3)]
+    while not game.game_over:                # the heuristic closes every deal
+        seat = game.current_player
+        game.apply(players[seat].act(game.view(seat), game.legal_moves()))
+    print(game.totals, game.winners)         # [260, 107, 491] (1,)
 
 Public names:
 
@@ -25,18 +43,23 @@ Public names:
   deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``.
 - :class:`GameConfig`: the rule options (players, which deals).
 - :func:`enumerate_openings`, :data:`CONTRACTS`.
+- :func:`register_envs` (``gymnasium.make("Carioca-v0")``, ``pettingzoo.make("aec",
+  "carioca/carioca-v0")``) and ``__version__``.
 - Errors: :class:`CariocaError` and its subclasses :class:`IllegalMoveError` (with the
   ruling broken in ``.rule``), :class:`InvalidNotationError`, :class:`MisdealError`,
   :class:`InvalidConfigError`, :class:`RecordError`.
 
 The PettingZoo environment lives in :mod:`carioca_env.carioca_v0` (imported lazily so
-that the engine has no RL dependency).
+that the engine has no RL dependency); registration with ``gymnasium.make`` and
+``pettingzoo.make`` is described in :mod:`carioca_env.registration`.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+from carioca_env._version import __version__
 from carioca_env.cards import (
     JOKER,
     PENALTY,
@@ -71,6 +94,7 @@ from carioca_env.game import (
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
+from carioca_env.registration import register_envs, register_gymnasium, register_pettingzoo
 
 __all__ = [
     "CONTRACTS",
@@ -107,7 +131,16 @@ __all__ = [
     "stack_deck",
     "suit_of",
     "validate_deck",
+    "register_envs",
+    "__version__",
 ]
+
+# Register with the frameworks already imported (gymnasium.make("carioca_env:Carioca-v0")
+# imports this package after gymnasium), without importing either for engine users.
+if "gymnasium" in sys.modules:
+    register_gymnasium()
+if "pettingzoo" in sys.modules:
+    register_pettingzoo()
 
 
 def __getattr__(name: str) -> Any:

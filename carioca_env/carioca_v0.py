@@ -35,3 +35,8 @@ def env(render_mode: str | None = None, **options: Any) -> wrappers.OrderEnforci
     ``reward``, ``max_turns`` ...) or ``config=EnvConfig(...)``.
     """
     return CariocaOrderEnforcingWrapper(raw_env(render_mode=render_mode, **options))
+
+
+from carioca_env.registration import register_envs  # noqa: E402 - after env(), which it names
+
+register_envs()

@@ -179,7 +179,7 @@ def _render_hand(cards: Sequence[int]) -> str:
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     """The AEC environment; see the module docstring.  Build it with :func:`env`."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "carioca_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "carioca_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, config: EnvConfig | None = None, **options: Any) -> None:
         super().__init__()
@@ -189,6 +189,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             raise InvalidConfigError(f"pass either config= or keyword options, not both (got {sorted(options)})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InvalidConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode == "rgb_array":
+            from carioca_env.rendering import require_pillow
+
+            require_pillow()  # fail here, naming the extra, not at the first frame
         self.config = config
         self.render_mode = render_mode
         n = config.num_players
@@ -332,16 +336,37 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 "totals": tuple(game.totals),
             }
 
-    def render(self) -> str | None:
-        """Text of the table: the acting seat's hand only, unless ``render_all_hands``."""
+    def render(self, seat: int | None = None) -> str | np.ndarray | None:
+        """The table: the acting seat's hand only, unless ``render_all_hands``.
+
+        ``"ansi"`` returns text, ``"human"`` prints it, ``"rgb_array"`` returns an image
+        (:func:`carioca_env.rendering.draw_table`) from the view of ``seat`` (default: the
+        seat to act; the text modes always show the seat to act).
+
+        Raises:
+            InvalidConfigError: ``seat`` is not a seat of this table.
+        """
+        n = self.config.num_players
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise InvalidConfigError(f"render seat must be None or a seat 0..{n - 1}, got {seat!r}")
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            return self._render_rgb(self.game.current_player if seat is None else seat)
         text = self._render_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _render_rgb(self, seat: int) -> np.ndarray:
+        from carioca_env.rendering import draw_table
+
+        game, state = self.game, self.state
+        pending = state.pending if seat == game.current_player else ()  # type: ignore[union-attr]
+        hands = {s: game.hand(s) for s in range(game.num_players)} if self.config.render_all_hands else None
+        return draw_table(game.view(seat), pending, hands)
 
     def _render_text(self) -> str:
         game = self.game

@@ -335,6 +335,17 @@ class Game:
     def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
         self._setup(config or GameConfig(), seed, _DealStart())
 
+    def __repr__(self) -> str:
+        """``<Game deal 1 of 7 (contract 1: 2 trios), turn 0, player 1 to play: draw>``: where it stands."""
+        n_deals = len(self.config.deals)
+        if self.game_over:
+            return f"<Game over after {n_deals} deals: totals {self.totals}, winners {list(self.winners)}>"
+        c = self.contract
+        return (
+            f"<Game deal {self.deal_index + 1} of {n_deals} (contract {c.number}: {c.melds}), "
+            f"turn {self.turn}, player {self.current_player} to play: {self.phase.value}>"
+        )
+
     # ------------------------------------------------------------------ creation
 
     @classmethod

@@ -50,7 +50,7 @@ def canonical_melds(melds: tuple[Meld, ...] | list[Meld]) -> tuple[Meld, ...]:
     return tuple(sorted(melds))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Move:
     """One move of the player to act.
 
@@ -103,6 +103,18 @@ class Move:
 
     def __str__(self) -> str:
         return _FORMATTERS[self.kind](self)
+
+    def __repr__(self) -> str:
+        """``<Move discard 8S>``: the notation, which :func:`parse_move` reads back.
+
+        A malformed move (built by hand, e.g. a discard of card -1) has no notation; its
+        repr shows the fields instead, since error messages about it use the repr.
+        """
+        try:
+            return f"<Move {self}>"
+        except (ValueError, KeyError, IndexError, TypeError):
+            return (f"<Move {self.kind!r} card={self.card} owner={self.owner} index={self.index} "
+                    f"end={self.end} melds={self.melds!r} (no notation)>")
 
     @staticmethod
     def parse(text: str) -> Move:

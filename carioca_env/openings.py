@@ -41,13 +41,18 @@ class Contract:
         """Cards the contract lays: 3 per trio, 4 per run."""
         return 3 * self.trios + RUN_SIZE * self.runs
 
-    def __str__(self) -> str:
+    @property
+    def melds(self) -> str:
+        """The melds it asks for in words: ``"2 trios + 1 run"``."""
         parts = []
         if self.trios:
             parts.append(f"{self.trios} trio" + ("s" if self.trios > 1 else ""))
         if self.runs:
             parts.append(f"{self.runs} run" + ("s" if self.runs > 1 else ""))
-        return f"deal {self.number}: " + " + ".join(parts) + f" ({self.cards} cards)"
+        return " + ".join(parts)
+
+    def __str__(self) -> str:
+        return f"deal {self.number}: {self.melds} ({self.cards} cards)"
 
 
 #: The seven contracts in order (guide §03, R6); deals 1-6 deal 11 cards, deal 7 deals 12 (R3).

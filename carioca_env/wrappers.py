@@ -24,9 +24,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from carioca_env.cards import PENALTY, full_deck
 from carioca_env.env import CariocaState, EnvConfig, raw_env
 from carioca_env.observation import OBS_HIGH
 from carioca_env.errors import InvalidConfigError
+from carioca_env.openings import CONTRACTS
 
 ObsPolicy = Callable[[np.ndarray, np.ndarray], int]
 
@@ -105,11 +107,21 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         opponents: one policy for every other seat, or a sequence with one per other seat
             (in play order after the learner); ``None`` plays them uniformly at random.
         learner_seat: the learner's seat, or ``None`` to draw it per episode.
-        render_mode: ``"ansi"`` or ``"human"``.
+        render_mode: ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the table from the
+            learner's seat, :mod:`carioca_env.rendering`).
         mask_in_info: also put the mask in ``info["action_mask"]`` (default True).
+
+    Illegal actions: with keyword options (no ``config=``) the default is
+    ``illegal_action="penalize"``, as PettingZoo's classic games terminate on an illegal
+    move, so checkers that step unmasked random actions (Gymnasium's and SB3's
+    ``check_env``) pass: the episode ends, the learner gets ``illegal_reward`` and
+    ``info["illegal_action"]`` holds the action.  Unless given, ``illegal_reward`` is
+    :func:`worst_return` of the configuration, so an illegal action is never better
+    than any legal play.  ``illegal_action="raise"`` raises
+    :class:`~carioca_env.env.IllegalActionError` instead (a masking bug stops the run).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1, "name": "Carioca-v0"}
 
     def __init__(
         self,
@@ -122,6 +134,8 @@ class CariocaSingleAgentEnv(gymnasium.Env):
     ) -> None:
         super().__init__()
         self.mask_in_info = mask_in_info
+        if config is None:
+            options = _default_illegal_handling(options)
         self.aec = raw_env(render_mode=render_mode, config=config, **options)
         self.config = self.aec.config
         n = self.config.num_players
@@ -216,6 +230,37 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         info["learner_seat"] = self.seat
         return obs, info
 
-    def render(self) -> str | None:
-        """Render the AEC env's table."""
+    def render(self) -> str | np.ndarray | None:
+        """Render the table as the AEC env does; an ``rgb_array`` frame is the learner's view."""
+        if self.render_mode == "rgb_array":
+            return self.aec.render(seat=self.seat)
         return self.aec.render()
+
+
+def worst_return(config: EnvConfig) -> float:
+    """The lowest return a seat can get from a game under ``config``.
+
+    ``"win"`` rewards: -1.  ``"penalty"`` rewards: minus the largest hand penalty of
+    every deal (R14: the ``hand_size`` costliest cards of the deck, jokers and aces),
+    times ``reward_scale``.
+    """
+    if config.reward == "win":
+        return -1.0
+    costs = sorted((PENALTY[c] for c in full_deck()), reverse=True)
+    worst = sum(sum(costs[: CONTRACTS[d].hand_size]) for d in config.deals)
+    return -float(worst) * config.reward_scale
+
+
+def _default_illegal_handling(options: dict[str, Any]) -> dict[str, Any]:
+    """Keyword options with the wrapper's default: terminate an illegal action, penalized."""
+    if "illegal_action" in options:
+        return options
+    out = {**options, "illegal_action": "penalize"}
+    if "illegal_reward" not in out:
+        out["illegal_reward"] = worst_return(EnvConfig(**options))
+    return out
+
+
+from carioca_env.registration import register_envs  # noqa: E402 - after the class it names
+
+register_envs()

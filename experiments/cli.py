@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
+
+from carioca_env._version import __version__
+from carioca_env.extras import MissingExtraError, explain
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -38,6 +42,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, str]]:
     parser = argparse.ArgumentParser(
         prog="carioca", description="Argentine Carioca research environment: experiments."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     modules = {}
     for name, (module, help_text) in _available().items():
@@ -51,7 +56,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``carioca`` command line; returns the exit code."""
     parser, modules = build_parser()
     args = parser.parse_args(argv)
-    return int(importlib.import_module(modules[args.command]).run(args) or 0)
+    try:
+        return int(importlib.import_module(modules[args.command]).run(args) or 0)
+    except (MissingExtraError, ModuleNotFoundError) as exc:
+        # an optional extra that is not installed: say which one, not a traceback
+        hint = str(exc) if isinstance(exc, MissingExtraError) else explain(exc)
+        if hint is None:
+            raise
+        print(f"carioca {args.command}: {hint}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

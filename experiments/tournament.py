@@ -10,7 +10,7 @@ Usage::
 or from Python::
 
     from experiments.tournament import TournamentConfig, run_tournament
-    summary = run_tournament(TournamentConfig(agents=("random", "greedy"), decks=20),
+    summary = run_tournament(TournamentConfig(agents=("random", "greedy"), decks=2),
                              "results/eval", workers=2)
     print(summary.to_text()); summary.mean_penalty("greedy", contract=3)
 

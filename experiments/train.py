@@ -11,7 +11,8 @@ Usage::
 or from Python::
 
     from experiments.train import TrainConfig, train
-    result = train(TrainConfig(contract=1, steps=20_000), "runs/c1")
+    config = TrainConfig(contract=1, steps=2_048, eval_decks=2, eval_opponents=("random",))
+    result = train(config, "runs/c1", progress=False)     # a smoke run of a few seconds
     result.model_path, result.eval_rows[-1]
 
 What is trained

@@ -1,4 +1,4 @@
-"""One or more tests per ruling R1..R16 of shared/rules/RULINGS.md, plus the guide's examples.
+"""One or more tests per ruling R1..R16 (docs/rules.md), plus the guide's examples.
 
 Every scenario is played through the engine from a stacked deck (``stack_deck`` and
 ``Game.from_deck``), with moves given in notation.  An illegal move is checked for the
