@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH)"
-	$(PIP) install -e ".[test]"
+	$(PIP) install -e ".[test,ray,rllib]"
 	touch $@
 
 test: venv

@@ -9,7 +9,12 @@ import pytest
 
 from agents.plugins import PluginError, parse_kwargs, worker_problem
 from agents.registry import make_agent, register
-from experiments.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
+from experiments.tournament import (
+    RESULTS_FILE,
+    TournamentConfig,
+    TournamentError,
+    run_tournament,
+)
 
 EXAMPLE = "py:agents.examples.my_agent:make_agent"
 

@@ -115,7 +115,12 @@ from experiments.tournament.config import (
     parse_agent,
 )
 from experiments.tournament.errors import TaskFailed, TournamentError
-from experiments.tournament.executors import Executor, ProcessExecutor, SerialExecutor, make_executor
+from experiments.tournament.executors import (
+    Executor,
+    ProcessExecutor,
+    SerialExecutor,
+    make_executor,
+)
 from experiments.tournament.play import deal_deck, play_chunk, play_task, setup_deal
 from experiments.tournament.presentation import plot_summary
 from experiments.tournament.results import (
@@ -126,7 +131,13 @@ from experiments.tournament.results import (
     read_results,
 )
 from experiments.tournament.runner import check_agents, run_tournament
-from experiments.tournament.summary import AgentStats, PairStats, RatingStats, Summary, summarize
+from experiments.tournament.summary import (
+    AgentStats,
+    PairStats,
+    RatingStats,
+    Summary,
+    summarize,
+)
 from experiments.tournament.tasks import Task, make_tasks
 
 __all__ = [

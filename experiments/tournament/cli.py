@@ -9,8 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from experiments.tournament.config import ALL_CONTRACTS, BUILTIN_AGENTS, FORMATS, PRESETS, TournamentConfig, lineups
+from experiments.tournament.config import (
+    ALL_CONTRACTS,
+    BUILTIN_AGENTS,
+    FORMATS,
+    PRESETS,
+    TournamentConfig,
+    lineups,
+)
 from experiments.tournament.errors import TournamentError
+from experiments.tournament.executors import BACKENDS
 from experiments.tournament.results import RESULTS_FILE
 from experiments.tournament.runner import run_tournament
 from experiments.tournament.summary import summarize
@@ -21,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca tournament``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
-        "Agents are make_agent specs (random, greedy, heuristic, NAME:ARG), optionally\n"
+        "Agents are make_agent specs (random, greedy, heuristic, NAME:ARG, your own code as\n"
+        "py:MODULE:FACTORY[:KEY=VALUE,...] or an installed carioca_env.agents plugin), optionally\n"
         "labelled LABEL=SPEC (a=random b=random). Lineups (duplicate format): with as many\n"
         "agents as seats, the cyclic rotations; fewer, seats filled cyclically then rotated;\n"
         "more, every combination of distinct agents with its rotations. Every lineup of a\n"
@@ -36,8 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--players", type=int, metavar="N",
                    help="seats per table, 2-4 (default: the number of agents, within 2-4)")
     g.add_argument("--contracts", type=int, nargs="+", metavar="K", help="contracts to play (default: all seven)")
-    g.add_argument("--deals", "--decks", dest="decks", type=int, metavar="N",
+    g.add_argument("--decks", dest="decks", type=int, metavar="N",
                    help="distinct dealt decks per contract (default 10); duplicate replays each for every lineup")
+    g.add_argument("--deals", dest="deals_deprecated", type=int, metavar="N",
+                   help="deprecated spelling of --decks (kept for one release)")
     g.add_argument("--seed", type=int, help="tournament seed; every deck and agent seed derives from it (default 0)")
     g.add_argument("--format", choices=FORMATS,
                    help="duplicate (default): every lineup on every deck; random: one random lineup per deck")
@@ -47,7 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
     g.add_argument("--quick", action="store_true", help="the same as --preset quick (a smoke run in seconds)")
     r = parser.add_argument_group("running (does not change the results)")
-    r.add_argument("--workers", type=int, default=2, help="processes playing deals (default 2; 1 plays in this process)")
+    r.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where deals are played: local processes (default) or a Ray cluster (pip install "
+                        "'carioca-env[ray]'); the results are the same")
+    r.add_argument("--address", metavar="ADDR",
+                   help="with --backend ray: the cluster to join (e.g. auto, HOST:6379, ray://HOST:10001); "
+                        "default $RAY_ADDRESS, else a Ray instance started for this run")
+    r.add_argument("--workers", type=int,
+                   help="local: processes playing deals (default 2; 1 plays in this process); ray: tasks running "
+                        "at once (default: all the cluster's CPUs)")
+    r.add_argument("--retries", type=int, default=2, metavar="N",
+                   help="new attempts of a deal whose worker process or node died (default 2)")
     r.add_argument("--out", type=Path, help="results folder (default results/tournament-<agents>-p<players>-<config hash>)")
     r.add_argument("--overwrite", action="store_true", help="delete an existing results file in --out instead of resuming it")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -92,6 +113,14 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
     else:
         players = min(max(len(agents), 2), 4)
 
+    old = getattr(args, "deals_deprecated", None)
+    if old is not None:
+        if args.decks is not None and args.decks != old:
+            raise TournamentError(f"--decks {args.decks} and --deals {old} disagree; give --decks only")
+        say("note: --deals is deprecated in carioca tournament and will be removed in the next release; "
+            "it means decks per contract: use --decks")
+        args.decks = old
+
     def pick(name: str, default: Any) -> Any:
         value = getattr(args, name, None)
         if value is not None:
@@ -122,16 +151,24 @@ def run(args: argparse.Namespace) -> int:
                 print(f"wrote {p}")
             return 0
         config = config_from_args(args)
-        if args.workers < 1:
-            raise TournamentError(f"--workers must be at least 1, got {args.workers}")
+        workers = args.workers if args.workers is not None else (2 if args.backend == "local" else None)
+        if workers is not None and workers < 1:
+            raise TournamentError(f"--workers must be at least 1, got {workers}")
+        if args.records is not None and args.records < 0:
+            raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {args.records}")
+        if args.retries < 0:
+            raise TournamentError(f"--retries must be 0 or more, got {args.retries}")
+        if args.address and args.backend != "ray":
+            raise TournamentError("--address names a Ray cluster: use it with --backend ray")
         out = args.out if args.out is not None else config.default_out_dir()
         n_tasks = len(make_tasks(config))
         per_deck = len(lineups(len(config.agents), config.players)) if config.format == "duplicate" else 1
         print(f"{n_tasks} deals ({config.format}: {per_deck} lineup(s) x {config.decks} decks x "
               f"{len(config.contracts)} contracts) -> {out / RESULTS_FILE}", file=sys.stderr)
         start = time.monotonic()
-        summary = run_tournament(config, out, workers=args.workers, progress=not args.no_progress,
-                                 overwrite=args.overwrite, record_every=args.records)
+        summary = run_tournament(config, out, workers=workers, progress=not args.no_progress,
+                                 overwrite=args.overwrite, record_every=args.records, backend=args.backend,
+                                 address=args.address, retries=args.retries)
     except TournamentError as exc:
         err(str(exc))
         return 2

@@ -175,7 +175,7 @@ class ProcessExecutor:
             self._pool = None
 
 
-def make_executor(backend: str = "local", workers: int = 2, *, address: str | None = None,
+def make_executor(backend: str = "local", workers: int | None = 2, *, address: str | None = None,
                   retries: int = 2) -> Executor:
     """The executor of a backend: ``local`` (``workers`` processes; 1 plays in this process) or ``ray``.
 

@@ -15,7 +15,6 @@ from typing import Any
 from experiments.tournament.summary import AgentStats, PairStats, Summary
 
 
-
 def _headline(s: Summary) -> list[str]:
     c = s.config
     contracts = ", ".join(str(k) for k in c.contracts)

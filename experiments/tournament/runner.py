@@ -18,7 +18,13 @@ from experiments.tournament.config import TournamentConfig
 from experiments.tournament.errors import TaskFailed, TournamentError
 from experiments.tournament.executors import Executor, SerialExecutor, make_executor
 from experiments.tournament.play import play_chunk
-from experiments.tournament.results import RECORDS_DIR, ResultsWriter, open_results, prepare_out_dir, read_results
+from experiments.tournament.results import (
+    RECORDS_DIR,
+    ResultsWriter,
+    open_results,
+    prepare_out_dir,
+    read_results,
+)
 from experiments.tournament.summary import Summary, summarize
 from experiments.tournament.tasks import Task, chunk_id, chunk_tasks, make_tasks
 
@@ -29,7 +35,7 @@ MAX_CHUNK = 8
 def run_tournament(
     config: TournamentConfig,
     out_dir: str | Path | None = None,
-    workers: int = 2,
+    workers: int | None = 2,
     progress: bool = True,
     *,
     overwrite: bool = False,
@@ -72,7 +78,9 @@ def run_tournament(
     out = Path(out_dir) if out_dir is not None else config.default_out_dir()
     if not isinstance(record_every, int) or isinstance(record_every, bool) or record_every < 0:
         raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {record_every!r}")
-    parallel = executor is not None and executor.parallelism > 1 or backend != "local" or workers > 1
+    if backend == "local" and (not isinstance(workers, int) or workers < 1):
+        raise TournamentError(f"--workers must be at least 1, got {workers!r}")
+    parallel = executor.parallelism > 1 if executor is not None else backend != "local" or workers > 1
     check_agents(config, in_workers=parallel)
     path = prepare_out_dir(out)
     tasks = make_tasks(config)
@@ -83,8 +91,10 @@ def run_tournament(
         own = executor is None
         if own:
             # one task left, or one worker: no pool to start
-            executor = SerialExecutor() if backend == "local" and (workers <= 1 or len(todo) <= 1) else \
-                make_executor(backend, workers, address=address, retries=retries)
+            if backend == "local" and (workers == 1 or len(todo) <= 1):
+                executor = SerialExecutor()
+            else:
+                executor = make_executor(backend, workers, address=address, retries=retries)
         try:
             records = out / RECORDS_DIR if record_every > 0 else None
             play_into(config, todo, ResultsWriter(fh, todo, records), executor, progress=progress,
