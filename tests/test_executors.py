@@ -24,7 +24,8 @@ from experiments.tournament import (
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the [ray] extra")
 
-from experiments.tournament.ray_executor import RayExecutor, local_runtime_env  # noqa: E402
+from experiments.ray_cluster import local_runtime_env  # noqa: E402
+from experiments.tournament.ray_executor import RayExecutor  # noqa: E402
 
 EXAMPLE = "py:agents.examples.my_agent:make_agent:patience=2"
 #: Three agents (one a plugin) at two seats: 6 lineups x 2 decks x 2 contracts = 24 deals.

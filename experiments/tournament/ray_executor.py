@@ -22,11 +22,10 @@ package on every node (or pass a Ray ``runtime_env``, see the README).
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from experiments.ray_cluster import RayUnavailable, connect
 from experiments.tournament.errors import TaskFailed, TournamentError
 from experiments.tournament.executors import as_task_failed
 
@@ -34,25 +33,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise TournamentError(
-            "--backend ray needs Ray: pip install 'carioca-env[ray]' (or pip install 'ray[default]')"
-        ) from None
-    return ray
-
-
 def _call(fn: Callable[[Any], Any], item: Any) -> Any:
     """What a Ray worker runs: ``fn(item)`` (module level, so it is found by reference)."""
     return fn(item)
-
-
-def local_runtime_env() -> dict[str, Any]:
-    """A runtime env that gives workers of a local Ray this process's import path."""
-    paths = [p for p in [os.getcwd(), *sys.path] if p and os.path.isdir(p)]
-    return {"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}}
 
 
 class RayExecutor:
@@ -69,26 +52,13 @@ class RayExecutor:
 
     def __init__(self, address: str | None = None, workers: int | None = None, retries: int = 2,
                  cpus_per_task: float = 1.0) -> None:
-        ray = _import_ray()
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise TournamentError(f"--workers must be at least 1, got {workers!r}")
+        try:
+            ray, self._owns = connect(address, workers)
+        except RayUnavailable as exc:
+            raise TournamentError(str(exc)) from None
         self._ray = ray
-        self._owns = False
-        address = address or os.environ.get("RAY_ADDRESS") or None
-        if not ray.is_initialized():
-            try:
-                if address:
-                    ray.init(address=address, log_to_driver=True)
-                else:
-                    ray.init(num_cpus=workers, include_dashboard=False, runtime_env=local_runtime_env(),
-                             log_to_driver=True)
-            except Exception as exc:  # ConnectionError, a bad address, a version mismatch ...
-                where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-                raise TournamentError(
-                    f"cannot start or join {where}: {type(exc).__name__}: {exc}. Check --address / RAY_ADDRESS "
-                    f"(start a cluster with 'ray start --head'), or run with --backend local"
-                ) from None
-            self._owns = True
         cluster_cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         self.parallelism = min(workers, cluster_cpus) if workers else cluster_cpus
         self._remote = ray.remote(num_cpus=cpus_per_task, max_retries=retries, retry_exceptions=False)(_call)
