@@ -93,3 +93,11 @@ def test_decks_is_the_option_and_deals_still_works_with_a_deprecation_note(
     assert lines[0] == lines[1] and len(lines[0]) == 4
     err = _refused([*base_without_decks, "--deals", "2", "--decks", "3", "--out", str(tmp_path / "x")], capsys)
     assert "disagree" in err
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # progress is on by default; captured stderr is not a TTY, so no bar (a log gets no \r lines)
+    args = [a for a in BASE if a != "--no-progress"]
+    assert cli.main([*args, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "deal/s" not in err and "tournament:" not in err

@@ -160,7 +160,9 @@ class ProcessExecutor:
                         if attempts[i] > self.retries:
                             raise TaskFailed(task_id(items[i]), (
                                 f"a worker process died while playing it, {attempts[i]} times (killed, out of "
-                                "memory, or a crash in native code); nothing in Python was raised"))
+                                "memory, or a crash in native code; nothing in Python was raised). From a "
+                                "script, also check that it starts the tournament under "
+                                "if __name__ == '__main__': (spawn workers import the main module)"))
                         queue.append(i)
                     queue.sort(reverse=True)
                     pool = self._new_pool()
