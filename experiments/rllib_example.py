@@ -28,6 +28,9 @@ How it fits together (RLlib's new API stack, Ray 2.40+)
   (``disable_env_checking=True``): it steps one action sampled from the whole action
   space, ignoring the mask, which this env refuses (``IllegalActionError: ... swap KS ...
   is not legal ... in phase draw``), as a masked env should.
+- Truncation: a deal cut off at ``max_turns`` is scored by the cards in hand, as in
+  tournaments and in ``carioca train`` (the AEC env leaves it unscored, so without this
+  stalling until the cut-off would be the best policy).
 
 :func:`train` runs some iterations and returns, per iteration, the episodes finished, the
 env steps sampled and the mean episode return of the shared policy (minus the deal
@@ -93,8 +96,20 @@ def make_env_class() -> type:
             return {a: _mask_obs(o) for a, o in obs.items()}, infos
 
         def step(self, action_dict):  # type: ignore[no-untyped-def]
-            """Play the acting agent's action; observations of the next agent (or of all, at the end)."""
+            """Play the acting agent's action; observations of the next agent (or of all, at the end).
+
+            A deal cut off at ``max_turns`` (R17) is scored as tournaments score it: each
+            seat gets minus the penalty of the cards it holds (the AEC env leaves a
+            truncated deal unscored, which would make stalling pay).
+            """
             obs, rew, term, trunc, info = super().step(action_dict)
+            if trunc.get("__all__"):
+                from carioca_env.cards import hand_penalty
+
+                game = self.env.unwrapped.game
+                scale = self.env.unwrapped.config.reward_scale
+                for seat, agent in enumerate(self.env.unwrapped.possible_agents):
+                    rew[agent] = rew.get(agent, 0.0) - hand_penalty(game.hands[seat]) * scale
             return {a: _mask_obs(o) for a, o in obs.items()}, rew, term, trunc, info
 
     return CariocaRLlibEnv

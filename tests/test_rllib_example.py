@@ -46,6 +46,26 @@ def test_the_wrapped_env_is_turn_based_with_float_masks_and_delivers_every_rewar
     assert steps > 10
 
 
+def test_a_truncated_deal_is_scored_by_the_cards_in_hand() -> None:
+    from carioca_env.cards import hand_penalty
+
+    env = ex.make_env_class()({"num_players": 3, "deals": (2,), "max_turns": 4, "reward_scale": 1.0})
+    obs, _ = env.reset(seed=1)
+    totals: dict[str, float] = {}
+    while True:
+        (agent, o), = obs.items()
+        legal = np.flatnonzero(o["action_mask"])
+        obs, rew, term, trunc, _ = env.step({agent: int(legal[0])})
+        for a, r in rew.items():
+            totals[a] = totals.get(a, 0.0) + r
+        if term["__all__"] or trunc["__all__"]:
+            break
+    assert trunc["__all__"] and not term["__all__"]
+    game = env.env.unwrapped.game
+    assert totals == {a: -float(hand_penalty(game.hands[s])) for s, a in enumerate(env.env.possible_agents)}
+    assert all(v < 0 for v in totals.values())
+
+
 def test_ppo_trains_a_few_iterations_with_the_mask_respected(ray_cluster: None) -> None:
     import torch
 
