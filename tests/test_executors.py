@@ -172,8 +172,20 @@ def test_cli_ray_backend_end_to_end(tmp_path: Path, ray_cluster: None, capsys: p
     assert _lines(out) == _lines(local)
 
 
+def _timed_nap(x: int) -> tuple[float, float]:
+    import time
+
+    start = time.monotonic()
+    time.sleep(0.3)
+    return start, time.monotonic()
+
+
 def test_ray_executor_joins_the_running_instance_and_leaves_it_up(ray_cluster: None) -> None:
     ex = RayExecutor(workers=1)
     assert ex.parallelism == 1 and sorted(ex.map_unordered(_square, [3, 4], str)) == [9, 16]
+    # one worker means one task at a time, though the cluster has 2 CPUs (so 1 vs 2 workers is a real comparison)
+    spans = sorted(ex.map_unordered(_timed_nap, [0, 1, 2, 3], str))
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
     ex.close()
     assert ray.is_initialized()  # it did not start it, so it does not stop it
+    assert RayExecutor(workers=2).in_flight == 4  # the whole 2-CPU cluster: twice its CPUs queued

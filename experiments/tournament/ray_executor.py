@@ -1,7 +1,8 @@
 """Tasks on a Ray cluster (``carioca tournament --backend ray``); needs ``pip install carioca-env[ray]``.
 
 Each item (a chunk of tasks) becomes one Ray task asking for one CPU.  The driver keeps
-at most ``2 x parallelism`` of them in flight (``ray.wait`` as they finish), so a huge
+at most ``workers`` of them in flight when ``workers`` is below the cluster's CPUs, else
+twice the cluster's CPUs (``ray.wait`` as they finish), so a huge
 tournament neither floods the cluster's scheduler nor holds every result in the object
 store; it yields results as they arrive, and the runner appends them to the results file.
 
@@ -44,8 +45,9 @@ class RayExecutor:
     Args:
         address: the cluster (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``);
             default ``RAY_ADDRESS``, else a local Ray started here.
-        workers: tasks in flight at once are at most ``2 x`` this; also the CPUs of a
-            Ray started here.  ``None``: the cluster's CPUs.
+        workers: tasks running at once (fewer than the cluster's CPUs: exactly this many
+            in flight); also the CPUs of a Ray started here.  ``None``: the whole cluster,
+            with twice its CPUs in flight.
         retries: Ray's ``max_retries`` for tasks whose worker died.
         cpus_per_task: the CPU request of each task.
     """
@@ -61,6 +63,10 @@ class RayExecutor:
         self._ray = ray
         cluster_cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         self.parallelism = min(workers, cluster_cpus) if workers else cluster_cpus
+        # Fewer workers than the cluster's CPUs: exactly that many tasks at once. The whole
+        # cluster: twice as many in flight, so a CPU that frees up finds its next task
+        # already queued on its node instead of waiting for a round trip to the driver.
+        self.in_flight = self.parallelism if self.parallelism < cluster_cpus else 2 * self.parallelism
         self._remote = ray.remote(num_cpus=cpus_per_task, max_retries=retries, retry_exceptions=False)(_call)
 
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T], task_id: Callable[[T], str]) -> Iterator[R]:
@@ -71,7 +77,7 @@ class RayExecutor:
         running: dict[Any, int] = {}
         try:
             while queue or running:
-                while queue and len(running) < 2 * self.parallelism:
+                while queue and len(running) < self.in_flight:
                     i = queue.pop()
                     running[self._remote.remote(fn_ref, items[i])] = i
                 ready, _ = ray.wait(list(running), num_returns=1)
