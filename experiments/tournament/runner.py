@@ -80,7 +80,8 @@ def run_tournament(
         raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {record_every!r}")
     if backend == "local" and (not isinstance(workers, int) or workers < 1):
         raise TournamentError(f"--workers must be at least 1, got {workers!r}")
-    parallel = executor.parallelism > 1 if executor is not None else backend != "local" or workers > 1
+    # agents built in other processes (any executor but this process's) must be rebuildable there
+    parallel = not isinstance(executor, SerialExecutor) if executor is not None else backend != "local" or workers > 1
     check_agents(config, in_workers=parallel)
     path = prepare_out_dir(out)
     tasks = make_tasks(config)
@@ -90,8 +91,8 @@ def run_tournament(
             say(f"resuming {path}: {len(existing.records)} of {len(tasks)} deals already played, {len(todo)} to play")
         own = executor is None
         if own:
-            # one task left, or one worker: no pool to start
-            if backend == "local" and (workers == 1 or len(todo) <= 1):
+            # nothing left (no Ray to start), or one task or one local worker: no pool to start
+            if not todo or backend == "local" and (workers == 1 or len(todo) <= 1):
                 executor = SerialExecutor()
             else:
                 executor = make_executor(backend, workers, address=address, retries=retries)
