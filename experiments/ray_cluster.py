@@ -38,6 +38,31 @@ def local_runtime_env() -> dict[str, Any]:
     return {"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}}
 
 
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse at once a ``HOST:PORT`` (or ``ray://HOST:PORT``) where nothing listens.
+
+    ``ray.init`` would otherwise retry for minutes on a mistyped address.  ``auto`` and
+    other forms are left to Ray.
+
+    Raises:
+        RayUnavailable: the TCP connection is refused or times out.
+    """
+    import socket
+
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise RayUnavailable(
+            f"nothing answers at the Ray address {address} ({exc.strerror or type(exc).__name__}); start the "
+            f"cluster with 'ray start --head' there, check --address / RAY_ADDRESS, or run with --backend local"
+        ) from None
+
+
 def connect(address: str | None = None, num_cpus: int | None = None) -> tuple[Any, bool]:
     """Join or start Ray: ``(ray, started_here)``; shut it down yourself if ``started_here``.
 
@@ -48,6 +73,8 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> tuple[An
     if ray.is_initialized():
         return ray, False
     address = address or os.environ.get("RAY_ADDRESS") or None
+    if address:
+        check_reachable(address)
     try:
         if address:
             ray.init(address=address)

@@ -189,3 +189,34 @@ def test_ray_executor_joins_the_running_instance_and_leaves_it_up(ray_cluster: N
     ex.close()
     assert ray.is_initialized()  # it did not start it, so it does not stop it
     assert RayExecutor(workers=2).in_flight == 4  # the whole 2-CPU cluster: twice its CPUs queued
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_ray_address_is_refused_at_once_and_writes_nothing(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from experiments.ray_cluster import RayUnavailable, check_reachable
+
+    port = _closed_port()
+    with pytest.raises(RayUnavailable, match=f"nothing answers at the Ray address 127.0.0.1:{port}"):
+        check_reachable(f"127.0.0.1:{port}")
+    check_reachable("auto")  # not HOST:PORT: left to Ray
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    env.pop("RAY_ADDRESS", None)
+    out = tmp_path / "out"
+    # (the timeout guards against Ray's minutes of reconnecting, which this check replaces)
+    proc = subprocess.run([sys.executable, "-m", "experiments.cli", "tournament", "--backend", "ray", "--address",
+                           f"127.0.0.1:{port}", "--agents", "random", "greedy", "--contracts", "1", "--decks", "1",
+                           "--out", str(out)], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "nothing answers at the Ray address" in proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()

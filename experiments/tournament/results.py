@@ -170,8 +170,8 @@ def _os_problem(path: Path, exc: OSError, what: str) -> TournamentError:
     )
 
 
-def prepare_out_dir(out: Path) -> Path:
-    """Create the results folder ``out`` and return the path of its results file.
+def prepare_out_dir(out: Path, create: bool = True) -> Path:
+    """Check (and with ``create``, create) the results folder ``out``; the path of its results file.
 
     Raises:
         TournamentError: ``out`` or one of its parents is a file, it cannot be created,
@@ -188,10 +188,11 @@ def prepare_out_dir(out: Path) -> Path:
         raise TournamentError(
             f"{path} is a folder, not a results file; move it away or choose another --out folder"
         )
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _os_problem(out, exc, "create the results folder") from None
+    if create:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _os_problem(out, exc, "create the results folder") from None
     return path
 
 

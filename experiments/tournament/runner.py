@@ -83,38 +83,54 @@ def run_tournament(
     # agents built in other processes (any executor but this process's) must be rebuildable there
     parallel = not isinstance(executor, SerialExecutor) if executor is not None else backend != "local" or workers > 1
     check_agents(config, in_workers=parallel)
-    path = prepare_out_dir(out)
+    path = prepare_out_dir(out, create=False)  # a bad --out is refused before any worker starts
     tasks = make_tasks(config)
-    with open_results(path, config, overwrite=overwrite, say=say) as (fh, existing):
-        todo = [t for t in tasks if t.id not in existing.records]
-        if existing.records:
-            say(f"resuming {path}: {len(existing.records)} of {len(tasks)} deals already played, {len(todo)} to play")
-        own = executor is None
+    own = executor is None
+    if own:
+        # Made before anything is written, so that a cluster that cannot be reached leaves
+        # no file behind. Nothing left to play (no Ray to start), one task, or one local
+        # worker: no pool.
+        left = len(tasks) - (0 if overwrite else _played(path))
+        if left == 0 or backend == "local" and (workers == 1 or left <= 1):
+            executor = SerialExecutor()
+        else:
+            executor = make_executor(backend, workers, address=address, retries=retries)
+    try:
+        prepare_out_dir(out)
+        with open_results(path, config, overwrite=overwrite, say=say) as (fh, existing):
+            todo = [t for t in tasks if t.id not in existing.records]
+            if existing.records:
+                say(f"resuming {path}: {len(existing.records)} of {len(tasks)} deals already played, "
+                    f"{len(todo)} to play")
+            try:
+                records = out / RECORDS_DIR if record_every > 0 else None
+                play_into(config, todo, ResultsWriter(fh, todo, records), executor, progress=progress,
+                          total=len(tasks), done=len(existing.records), record_every=record_every)
+            except TournamentError as exc:
+                fh.flush()
+                kept = len(read_results(path).records)
+                message = (f"{exc}\nThe {kept} deals played so far are kept in {path}; fix the problem and "
+                           f"rerun the same command to resume.")
+                if isinstance(exc, TaskFailed):
+                    raise TaskFailed(exc.task_id, message) from None
+                raise TournamentError(message) from None
+    finally:
         if own:
-            # nothing left (no Ray to start), or one task or one local worker: no pool to start
-            if not todo or backend == "local" and (workers == 1 or len(todo) <= 1):
-                executor = SerialExecutor()
-            else:
-                executor = make_executor(backend, workers, address=address, retries=retries)
-        try:
-            records = out / RECORDS_DIR if record_every > 0 else None
-            play_into(config, todo, ResultsWriter(fh, todo, records), executor, progress=progress,
-                      total=len(tasks), done=len(existing.records), record_every=record_every)
-        except TournamentError as exc:
-            fh.flush()
-            kept = len(read_results(path).records)
-            message = (f"{exc}\nThe {kept} deals played so far are kept in {path}; fix the problem and "
-                       f"rerun the same command to resume.")
-            if isinstance(exc, TaskFailed):
-                raise TaskFailed(exc.task_id, message) from None
-            raise TournamentError(message) from None
-        finally:
-            if own:
-                executor.close()
+            executor.close()
     summary = summarize(out)
     if write_summary:
         summary.write(out, log=say)
     return summary
+
+
+def _played(path: Path) -> int:
+    """How many tasks a results file already holds (0 if there is none or it cannot be read yet)."""
+    if not path.is_file():
+        return 0
+    try:
+        return len(read_results(path).records)
+    except TournamentError:
+        return 0  # open_results reports what is wrong with it
 
 
 def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
