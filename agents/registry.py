@@ -1,7 +1,9 @@
 """Agent specs as strings: ``make_agent("heuristic", seed=1)``.
 
 A spec is ``NAME`` or ``NAME:ARGUMENT`` (``ppo:models/contract3.zip``).  Modules add
-their agents with :func:`register`; the built-in ones are registered on import.
+their agents with :func:`register`; the built-in ones are registered on import.  User
+code enters as a plugin (:mod:`agents.plugins`): ``py:MODULE:FACTORY[:KEY=VALUE,...]``
+or an installed entry point of the group ``carioca_env.agents``.
 """
 
 from __future__ import annotations
@@ -32,10 +34,20 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         ValueError: unknown name (the message lists the known ones).
     """
     _load_builtins()
+    if spec.startswith("py:"):  # user code named by the spec: agents.plugins
+        from agents.plugins import make_py_agent
+
+        agent = make_py_agent(spec, seed)
+        agent.name = spec
+        return agent
     name, _, arg = spec.partition(":")
     factory = _FACTORIES.get(name)
+    if factory is None:  # an installed plugin (entry point group carioca_env.agents)?
+        from agents.plugins import entry_point_factory
+
+        factory = entry_point_factory(name)
     if factory is None:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} (and NAME:ARG forms)")
+        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} (and NAME:ARG forms; user code: py:MODULE:FACTORY, see agents.plugins)")
     agent = factory(arg, seed)
     agent.name = spec
     return agent

@@ -101,6 +101,7 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     }, indent=1) + "\n").encode())
 
     # 1. training
+    jobs = []
     for name, d in dirs.items():
         target = full_steps if name == "full" else steps
         if _trained_steps(d) >= target:
@@ -124,10 +125,17 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
                      f"--eval-max-turns {args.max_turns} "
                      f"--checkpoint-every {max(4096, target // 5)} --out {d}"),
         )
-        say(f"[train-all] training {name}: {target} steps -> {d}")
-        t = time.monotonic()
-        train(cfg, d, progress=not args.no_progress, log=say)
-        say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
+        jobs.append((name, cfg, d))
+    if getattr(args, "backend", "local") == "ray":  # each run a Ray task (experiments/ray_train.py)
+        from experiments.ray_train import train_on_ray
+
+        train_on_ray(jobs, address=args.address, log=say)
+    else:
+        for name, cfg, d in jobs:
+            say(f"[train-all] training {name}: {cfg.steps} steps -> {d}")
+            t = time.monotonic()
+            train(cfg, d, progress=not args.no_progress, log=say)
+            say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
 
     # 2. tournaments
     for k in contracts:
@@ -139,7 +147,8 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
                               seed=args.tournament_seed, max_turns=args.max_turns)
         say(f"[train-all] tournament on contract {k}: {', '.join(agents)}")
         run_tournament(tc, out / "tournaments" / f"contract{k}", workers=args.workers,
-                       progress=not args.no_progress, log=say)
+                       progress=not args.no_progress, log=say, backend=getattr(args, "backend", "local"),
+                       address=getattr(args, "address", None))
 
     # 3. tables and plots
     report(out, log=say)
@@ -345,6 +354,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-envs", type=int, default=DEFAULT_N_ENVS,
                         help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
     parser.add_argument("--workers", type=int, default=2, help="tournament processes (default 2)")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="ray: every training run a Ray task (1 CPU each), then the tournaments on Ray; "
+                             "--address or RAY_ADDRESS joins a cluster (default local)")
+    parser.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster to join")
     parser.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--report", type=Path, metavar="DIR", help="only rebuild the tables and plots of DIR")

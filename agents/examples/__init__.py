@@ -1,0 +1,1 @@
+"""Example agents written as a user would write them, entered through plugin specs (:mod:`agents.plugins`)."""

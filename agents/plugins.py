@@ -1,0 +1,160 @@
+"""User agents as plugins: specs that name user code, resolved again in every worker.
+
+Two ways to enter an agent of your own without touching this project:
+
+``py:MODULE:FACTORY[:KEY=VALUE,KEY=VALUE...]``
+    ``MODULE`` is an importable module (``my_pkg.bots``, or ``my_agent`` for a
+    ``my_agent.py`` in the working directory), ``FACTORY`` a callable in it.  The agent
+    is ``FACTORY(seed=SEED, **kwargs)``; values are read as JSON where they parse
+    (``depth=2``, ``greedy=true``, ``temperature=0.5``) and are strings otherwise
+    (``model=runs/a.zip``).  Example: ``py:agents.examples.cautious:make_agent:patience=3``.
+
+An entry point in the group ``carioca_env.agents``
+    A package that declares, in its ``pyproject.toml``::
+
+        [project.entry-points."carioca_env.agents"]
+        mybot = "my_pkg.bots:make_agent"
+
+    makes ``mybot`` (and ``mybot:KEY=VALUE,...``) a spec once it is installed, with the
+    same calling convention.  Built-in names win over entry points of the same name.
+
+Both are plain strings, so they travel to spawn processes and Ray workers, which build
+the agent themselves (the module must be importable there: installed, or on
+``PYTHONPATH``).  A factory given to :func:`agents.registry.register` at run time (in a
+notebook, a script) lives only in the process that registered it:
+:func:`worker_problem` says so before a tournament starts its workers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+from agents.base import Agent
+
+PREFIX = "py:"
+ENTRY_POINT_GROUP = "carioca_env.agents"
+
+
+class PluginError(ValueError):
+    """A plugin spec that cannot be resolved (the message says what was wrong and what would be right)."""
+
+
+def parse_kwargs(text: str, spec: str) -> dict[str, Any]:
+    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}`` (values as JSON where they parse, else strings)."""
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise PluginError(
+                f"agent spec {spec!r}: arguments must be KEY=VALUE pairs separated by commas "
+                f"(e.g. depth=2,name=x), got {part!r}"
+            )
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def _check_agent(obj: Any, spec: str, source: str) -> Agent:
+    if not (callable(getattr(obj, "act", None)) and callable(getattr(obj, "reset", None))):
+        raise PluginError(
+            f"agent spec {spec!r}: {source} returned {type(obj).__name__}, which is not an agent "
+            f"(an agent has act(view, legal) -> Move and reset(seed); see agents.base.Agent)"
+        )
+    return obj
+
+
+def _call(factory: Callable[..., Any], kwargs: dict[str, Any], seed: int, spec: str, source: str) -> Agent:
+    try:
+        agent = factory(seed=seed, **kwargs)
+    except TypeError as exc:
+        raise PluginError(
+            f"agent spec {spec!r}: {source} cannot be called as {source}(seed=..., "
+            f"{', '.join(f'{k}=...' for k in kwargs)}): {exc}"
+        ) from None
+    return _check_agent(agent, spec, source)
+
+
+def make_py_agent(spec: str, seed: int) -> Agent:
+    """Build the agent of a ``py:MODULE:FACTORY[:KEY=VALUE,...]`` spec.
+
+    Raises:
+        PluginError: malformed spec, module not importable, no such factory, bad
+            arguments, or the factory did not return an agent.
+    """
+    body = spec[len(PREFIX):]
+    module_name, _, rest = body.partition(":")
+    factory_name, _, args = rest.partition(":")
+    if not module_name or not factory_name:
+        raise PluginError(
+            f"agent spec {spec!r} is not py:MODULE:FACTORY[:KEY=VALUE,...] "
+            f"(e.g. py:agents.examples.cautious:make_agent:patience=3)"
+        )
+    kwargs = parse_kwargs(args, spec)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PluginError(
+            f"agent spec {spec!r}: cannot import module {module_name!r} ({exc}); the module must be "
+            f"importable in every worker: install its package, or put its folder on PYTHONPATH"
+        ) from None
+    factory = getattr(module, factory_name, None)
+    if not callable(factory):
+        raise PluginError(f"agent spec {spec!r}: module {module_name!r} has no callable {factory_name!r}")
+    return _call(factory, kwargs, seed, spec, f"{module_name}:{factory_name}")
+
+
+def entry_points() -> dict[str, metadata.EntryPoint]:
+    """The installed agent plugins of the ``carioca_env.agents`` group, by name."""
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def entry_point_factory(name: str) -> Callable[[str, int], Agent] | None:
+    """A registry factory ``(arg, seed) -> Agent`` for the entry point ``name``, or None."""
+    ep = entry_points().get(name)
+    if ep is None:
+        return None
+
+    def factory(arg: str, seed: int) -> Agent:
+        spec = f"{name}:{arg}" if arg else name
+        try:
+            target = ep.load()
+        except Exception as exc:  # a broken plugin package: say which one
+            raise PluginError(f"agent {name!r}: the entry point {ep.value!r} does not load: {type(exc).__name__}: {exc}") from None
+        return _call(target, parse_kwargs(arg, spec), seed, spec, ep.value)
+
+    return factory
+
+
+def worker_problem(spec: str) -> str | None:
+    """Why a worker process could not build ``spec``, or None if it can.
+
+    Built-in names, ``py:`` specs and entry points are rebuilt from the string in every
+    worker.  A name added with :func:`agents.registry.register` by code outside the
+    ``agents`` package (a notebook, a script, a test) exists only in this process.
+    """
+    if spec.startswith(PREFIX):
+        return None
+    from agents import registry
+
+    registry.available()  # loads the built-ins
+    name = spec.partition(":")[0]
+    factory = registry._FACTORIES.get(name)
+    module = getattr(factory, "__module__", "") or ""
+    if factory is None or module == "agents" or module.startswith("agents."):
+        return None  # unknown names are reported by make_agent itself
+    return (
+        f"agent {name!r} was registered at run time (by {module or 'unknown code'}) with "
+        f"agents.registry.register, so it exists only in this process: worker processes "
+        f"(--workers > 1) and Ray workers cannot build it. Name its factory with a plugin spec "
+        f"instead, py:MODULE:FACTORY[:KEY=VALUE,...] (the module importable by the workers), "
+        f"or play with --workers 1"
+    )
