@@ -1016,9 +1016,9 @@ def read_record(path: str | Path) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise RecordError(f"cannot read a game record from {excerpt(str(path))}: {excerpt(str(exc), 200)}") from exc
+        raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
     except RecursionError:
-        raise RecordError(f"cannot read a game record from {excerpt(str(path))}: its JSON nests too deeply") from None
+        raise RecordError(f"cannot read a game record from {path}: its JSON nests too deeply") from None
 
 
 def write_atomic(path: Path, text: str) -> None:

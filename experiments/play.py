@@ -2,9 +2,13 @@
 
 The person types a move in the engine's notation (``draw stock``, ``discard 8S``,
 ``open 8C 8D 8H / 4S 5S 6S 7S``, ``lay 8S 0.1 high``, ...) or its number in the listed
-legal moves.  A wrong entry gets a message and the prompt again.  ``quit`` (or the end of
-the input) saves the game as a record that ``carioca replay`` reads; a finished game is
-saved too.
+legal moves.  A wrong entry gets a message and the prompt again.
+
+The game is never lost: the options, the bots (and their player count) and the save path
+are checked before the first move, and the record (``carioca replay`` reads it) is
+written after every move, atomically (a temporary file, then ``os.replace``), so
+``quit``, the end of the input, Ctrl-C or a bot that fails leave the game as it stood
+after the last move.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from pathlib import Path
 from typing import TextIO
 
 from agents.registry import make_agent
-from carioca_env import CariocaError, Game, GameConfig, Move, parse_move
+from carioca_env import CariocaError, Game, GameConfig, InvalidConfigError, Move, parse_move
+from carioca_env.errors import excerpt
 from carioca_env.game import Phase
+from experiments.argtypes import PLAYER_CHOICES, add_contracts_option, check_writable_file, int_at_least
 from experiments.textview import view_text
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -25,12 +31,13 @@ QUIT_WORDS = ("quit", "exit", "q")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca play``."""
-    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default 2)")
+    parser.add_argument("--players", type=int, choices=PLAYER_CHOICES, default=2, help="players at the table, 2-4 (default 2)")
     parser.add_argument("--bots", nargs="+", default=["heuristic"], help="agent specs for the other seats, used in turn (default heuristic)")
-    parser.add_argument("--deals", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6, 7], help="contracts to play (default the full game)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    add_contracts_option(parser, [1, 2, 3, 4, 5, 6, 7], "contracts to play, in order (default the full game)")
+    parser.add_argument("--seat", type=int_at_least(0), default=0, help="your seat (default 0)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the game and the bots")
-    parser.add_argument("--save", type=Path, default=None, help="record file written when you quit or the game ends (default results/play-SEED.json)")
+    parser.add_argument("--save", type=Path, default=None,
+                        help="record file, rewritten after every move (default results/play-SEED.json)")
 
 
 def _read(prompt: str, stdin: TextIO, stdout: TextIO) -> str | None:
@@ -42,7 +49,9 @@ def _read(prompt: str, stdin: TextIO, stdout: TextIO) -> str | None:
 
 def choose_move(game: Game, legal: Sequence[Move], entry: str) -> tuple[Move | None, str]:
     """The move an entry names (a number in ``legal`` or a notation), or why it names none."""
-    if entry.isdigit():
+    if entry.isascii() and entry.isdigit():
+        if len(entry) > 6:
+            return None, f"there is no move number {excerpt(entry)}: choose 1..{len(legal)}"
         i = int(entry)
         if 1 <= i <= len(legal):
             return legal[i - 1], ""
@@ -69,7 +78,27 @@ def play_game(
     stdout: TextIO,
     save: Callable[[], Path],
 ) -> int:
-    """Run the game loop until it ends or the person quits (the game is saved either way)."""
+    """Run the game loop until it ends or the person quits; ``save`` runs after every move.
+
+    Returns 0, or 130 after Ctrl-C (the record then holds the game up to the last move).
+    """
+    try:
+        return _loop(game, human_seat, bots, names, stdin, stdout, save)
+    except KeyboardInterrupt:
+        path = save()
+        stdout.write(f"\ninterrupted: the game up to move {len(game.moves)} is saved in {path}\n")
+        return 130
+
+
+def _loop(
+    game: Game,
+    human_seat: int,
+    bots: dict[int, object],
+    names: Sequence[str],
+    stdin: TextIO,
+    stdout: TextIO,
+    save: Callable[[], Path],
+) -> int:
     out = stdout.write
     while not game.game_over:
         seat = game.current_player
@@ -78,6 +107,7 @@ def play_game(
         if seat != human_seat:
             move = bots[seat].act(game.view(seat), legal)  # type: ignore[attr-defined]
             game.apply(move)
+            save()
             shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
             out(f"seat {seat} ({names[seat]}): {shown}\n")
         else:
@@ -95,6 +125,7 @@ def play_game(
                 move, why = choose_move(game, legal, entry)
                 if move is not None:
                     game.apply(move)
+                    save()
                     break
                 out(f"  {why}\n")
         if len(game.deal_results) > results_before:
@@ -109,31 +140,55 @@ def play_game(
     return 0
 
 
-def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Start the game from the command-line options."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    config = GameConfig(num_players=args.players, deals=tuple(args.deals))
-    if not 0 <= args.seat < args.players:
-        raise SystemExit(f"--seat must be 0..{args.players - 1}, got {args.seat}")
-    game = Game(config, seed=args.seed)
-    bots = {}
-    names = []
+def build_bots(specs: Sequence[str], players: int, human_seat: int, seed: int) -> tuple[dict[int, object], list[str]]:
+    """The bots of every seat but the person's, built and checked before the first move.
+
+    Raises:
+        InvalidConfigError: a spec that builds no agent (unknown, a missing or corrupt
+            model file ...) or a model made for another player count.
+    """
+    bots: dict[int, object] = {}
+    names: list[str] = []
     k = 0
-    for seat in range(args.players):
-        if seat == args.seat:
+    for seat in range(players):
+        if seat == human_seat:
             names.append("you")
             continue
-        spec = args.bots[k % len(args.bots)]
+        spec = specs[k % len(specs)]
         k += 1
-        bots[seat] = make_agent(spec, seed=args.seed * 10 + seat)
+        try:
+            bot = make_agent(spec, seed=seed * 10 + seat)
+        except Exception as exc:  # noqa: BLE001 - a model file can fail in many ways; name the spec
+            raise InvalidConfigError(f"--bots {spec!r} builds no agent: {type(exc).__name__}: {exc}") from exc
+        made_for = getattr(bot, "num_players", None)
+        if made_for is not None and made_for != players:
+            raise InvalidConfigError(
+                f"--bots {spec!r} is a model made for {made_for} players; this table has {players} (--players)"
+            )
+        bots[seat] = bot
         names.append(spec)
-    path = args.save or Path("results") / f"play-{args.seed}.json"
+    return bots, names
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Start the game from the command-line options (all checked before the first move)."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    config = GameConfig(num_players=args.players, deals=tuple(args.contracts))
+    if not 0 <= args.seat < args.players:
+        raise InvalidConfigError(f"--seat must be 0..{args.players - 1} at a {args.players}-player table, got {args.seat}")
+    if not args.bots:
+        raise InvalidConfigError("--bots needs at least one agent spec")
+    game = Game(config, seed=args.seed)
+    bots, names = build_bots(args.bots, args.players, args.seat, args.seed)
+    path: Path = args.save or Path("results") / f"play-{args.seed}.json"
+    check_writable_file(path, "--save")
 
     def save() -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
         game.save(path, agents=names)
         return path
 
-    stdout.write(f"Carioca: you are seat {args.seat}; bots: {', '.join(n for n in names if n != 'you')}\n")
+    save()  # the empty game: the path is known good before the first move
+    stdout.write(f"Carioca: you are seat {args.seat}; bots: {', '.join(n for n in names if n != 'you')}; "
+                 f"the game is saved in {path} after every move\n")
     return play_game(game, args.seat, bots, names, stdin, stdout, save)
