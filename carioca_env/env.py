@@ -441,7 +441,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 f"reset option 'deck' must be a list of 108 card types 0..52 or notations like '8S', got {described(deck)}"
             )
         cards = [parse_card(c) if isinstance(c, str) else int(c) if isinstance(c, np.integer) else c for c in deck]
-        return Game.from_deck(cards, options.get("dealer", 0), self.config.game, game_seed)
+        dealer = options.get("dealer", 0)
+        return Game.from_deck(cards, int(dealer) if isinstance(dealer, np.integer) else dealer, self.config.game, game_seed)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Observation and mask of ``agent`` (the mask is zeros unless it is to act).

@@ -33,6 +33,8 @@ LOW_ACE = 1
 HIGH_ACE = 14
 TRIO_SIZE = 3
 RUN_SIZE = 4
+#: the most cards a trio can hold: the deck's 8 naturals of a rank and its 4 jokers (R1)
+MAX_TRIO = 12
 
 
 class MeldKind(IntEnum):
@@ -153,7 +155,7 @@ class Meld:
             raise ArgumentTypeError(f"a meld's notation must be a string like '8C 8D JK', got {described(text)}")
         cards = [parse_card(t) for t in text.split()]
         naturals = [c for c in cards if not is_joker(c)]
-        if len(cards) >= TRIO_SIZE and naturals and len({rank_of(c) for c in naturals}) == 1:
+        if TRIO_SIZE <= len(cards) <= MAX_TRIO and naturals and len({rank_of(c) for c in naturals}) == 1:
             return Meld.trio(rank_of(naturals[0]), tuple(suit_of(c) for c in naturals), len(cards) - len(naturals))
         if len(cards) == TRIO_SIZE:
             raise InvalidNotationError(
@@ -162,7 +164,7 @@ class Meld:
         if RUN_SIZE <= len(cards) <= HIGH_ACE:
             return _parse_run(cards, text)
         raise InvalidNotationError(
-            f"{excerpt(text)} is not a meld: a trio is 3 or more cards of one rank (an opening meld "
+            f"{excerpt(text)} is not a meld: a trio is 3 to 12 cards of one rank (an opening meld "
             f"has 3, e.g. '8C 8D JK'), a run 4 to 14 cards of one suit from low to high (an opening "
             f"meld has 4, e.g. '4S 5S JK 7S')"
         )
