@@ -948,7 +948,7 @@ class Game:
         except CariocaError as exc:
             raise RecordError(f"corrupt record header: {exc}") from exc
         agents = record.get("agents")
-        if agents is not None and (
+        if "agents" in record and (
             not isinstance(agents, list) or len(agents) != game.num_players or not all(isinstance(a, str) for a in agents)
         ):
             raise RecordError(
