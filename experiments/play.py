@@ -77,67 +77,58 @@ def play_game(
     stdin: TextIO,
     stdout: TextIO,
     save: Callable[[], Path],
+    saved_to: Path,
 ) -> int:
     """Run the game loop until it ends or the person quits; ``save`` runs after every move.
 
+    ``saved_to`` is where ``save`` writes (the game as it is now is already there).
     Returns 0, or 130 after Ctrl-C (the record then holds the game up to the last move).
     """
     try:
-        return _loop(game, human_seat, bots, names, stdin, stdout, save)
-    except KeyboardInterrupt:
-        path = save()
-        stdout.write(f"\ninterrupted: the game up to move {len(game.moves)} is saved in {path}\n")
-        return 130
-
-
-def _loop(
-    game: Game,
-    human_seat: int,
-    bots: dict[int, object],
-    names: Sequence[str],
-    stdin: TextIO,
-    stdout: TextIO,
-    save: Callable[[], Path],
-) -> int:
-    out = stdout.write
-    while not game.game_over:
-        seat = game.current_player
-        legal = game.legal_moves()
-        results_before = len(game.deal_results)
-        if seat != human_seat:
-            move = bots[seat].act(game.view(seat), legal)  # type: ignore[attr-defined]
-            game.apply(move)
-            save()
-            shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
-            out(f"seat {seat} ({names[seat]}): {shown}\n")
-        else:
-            if game.phase is Phase.DRAW or game.phase is Phase.PLAY:
-                out("\n" + view_text(game.view(seat), names) + "\n")
-            out("legal moves:\n" + "".join(f"  {i + 1:>3}. {m}\n" for i, m in enumerate(legal)))
-            while True:
-                entry = _read("your move (number or notation; 'quit' saves and stops): ", stdin, stdout)
-                if entry is None or entry.lower() in QUIT_WORDS:
-                    path = save()
-                    out(f"\ngame saved to {path}\n")
-                    return 0
-                if not entry:
-                    continue
-                move, why = choose_move(game, legal, entry)
-                if move is not None:
-                    game.apply(move)
-                    save()
-                    break
-                out(f"  {why}\n")
-        if len(game.deal_results) > results_before:
-            r = game.deal_results[-1]
-            if r.cancelled:
-                out(f"\n== deal {r.deal} cancelled: the stock ran out with nothing to recycle; dealt again\n")
+        out = stdout.write
+        while not game.game_over:
+            seat = game.current_player
+            legal = game.legal_moves()
+            results_before = len(game.deal_results)
+            if seat != human_seat:
+                move = bots[seat].act(game.view(seat), legal)  # type: ignore[attr-defined]
+                game.apply(move)
+                save()
+                shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
+                out(f"seat {seat} ({names[seat]}): {shown}\n")
             else:
-                out(f"\n== deal {r.deal} closed by seat {r.closer}: scores {list(r.scores)}, totals {game.totals}\n")
-    path = save()
-    winners = ", ".join(f"seat {w}" for w in game.winners)
-    out(f"\nGame over. Totals {game.totals}. Winner(s): {winners}. Record saved to {path}\n")
-    return 0
+                if game.phase is Phase.DRAW or game.phase is Phase.PLAY:
+                    out("\n" + view_text(game.view(seat), names) + "\n")
+                out("legal moves:\n" + "".join(f"  {i + 1:>3}. {m}\n" for i, m in enumerate(legal)))
+                while True:
+                    entry = _read("your move (number or notation; 'quit' saves and stops): ", stdin, stdout)
+                    if entry is None or entry.lower() in QUIT_WORDS:
+                        path = save()
+                        out(f"\ngame saved to {path}\n")
+                        return 0
+                    if not entry:
+                        continue
+                    move, why = choose_move(game, legal, entry)
+                    if move is not None:
+                        game.apply(move)
+                        save()
+                        break
+                    out(f"  {why}\n")
+            if len(game.deal_results) > results_before:
+                r = game.deal_results[-1]
+                if r.cancelled:
+                    out(f"\n== deal {r.deal} cancelled: the stock ran out with nothing to recycle; dealt again\n")
+                else:
+                    out(f"\n== deal {r.deal} closed by seat {r.closer}: scores {list(r.scores)}, totals {game.totals}\n")
+        path = save()
+        winners = ", ".join(f"seat {w}" for w in game.winners)
+        out(f"\nGame over. Totals {game.totals}. Winner(s): {winners}. Record saved to {path}\n")
+        return 0
+    except KeyboardInterrupt:
+        # not saved again: Ctrl-C may have stopped a move half applied; the record written
+        # after the last whole move (atomically, so never half written) is the game
+        stdout.write(f"\ninterrupted: the game as it stood after the last move is saved in {saved_to}\n")
+        return 130
 
 
 def build_bots(specs: Sequence[str], players: int, human_seat: int, seed: int) -> tuple[dict[int, object], list[str]]:
@@ -191,4 +182,4 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     save()  # the empty game: the path is known good before the first move
     stdout.write(f"Carioca: you are seat {args.seat}; bots: {', '.join(n for n in names if n != 'you')}; "
                  f"the game is saved in {path} after every move\n")
-    return play_game(game, args.seat, bots, names, stdin, stdout, save)
+    return play_game(game, args.seat, bots, names, stdin, stdout, save, path)

@@ -212,7 +212,9 @@ def test_sigint_to_a_real_carioca_play_process_at_the_prompt_saves_the_position(
     path = tmp_path / "g.json"
     proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "play", "--bots", "random", "--contracts", "1",
                              "--seed", "4", "--save", str(path)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            # a test runner may ignore SIGINT, and children inherit that: restore it
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         proc.stdin.write(b"1\n" * answers)
         proc.stdin.flush()
