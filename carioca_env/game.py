@@ -14,9 +14,7 @@ in deck order, is the stock (the next card of the deck is the stock's top).
 from __future__ import annotations
 
 import json
-import os
 import random
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
@@ -48,6 +46,7 @@ from carioca_env.errors import (
     excerpt,
 )
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
+from carioca_env.records import check_record_lists, read_record, write_atomic
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
 
@@ -932,7 +931,7 @@ class Game:
         moves = record["moves"]
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError(f"corrupt record header: 'moves' must be a list of move notations, got {excerpt(moves)}")
-        _check_record_lists(record)
+        check_record_lists(record)
         try:
             config = GameConfig.from_dict(record["config"])
             seed = record["seed"]
@@ -975,7 +974,7 @@ class Game:
 
     def check_record_results(self, record: dict[str, Any]) -> None:
         """Raise :class:`RecordError` if the record's stored scores differ from this game's."""
-        _check_record_lists(record)
+        check_record_lists(record)
         scores = [list(r.scores) for r in self.deal_results if not r.cancelled]
         if "deal_scores" in record and record["deal_scores"] != scores:
             raise RecordError(
@@ -1005,47 +1004,3 @@ class Game:
             RecordError: the file is not valid JSON or does not replay.
         """
         return cls.from_record(read_record(path))
-
-
-def read_record(path: str | Path) -> Any:
-    """The JSON value in a record file (not yet checked as a record).
-
-    Raises:
-        RecordError: the file cannot be read, is not UTF-8 JSON, or nests too deeply.
-    """
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
-    except RecursionError:
-        raise RecordError(f"cannot read a game record from {path}: its JSON nests too deeply") from None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and
-    ``os.replace``: readers see the old file or the new one, never a part.
-
-    Raises:
-        OSError: the folder does not exist or cannot be written.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _check_record_lists(record: dict[str, Any]) -> None:
-    """``deal_scores`` (a list of lists of ints) and ``totals`` (a list of ints), if present."""
-    scores = record.get("deal_scores", [])
-    if not isinstance(scores, list) or not all(
-        isinstance(row, list) and all(type(x) is int for x in row) for row in scores
-    ):
-        raise RecordError(f"corrupt record: 'deal_scores' must be a list of lists of ints, got {excerpt(scores)}")
-    totals = record.get("totals", [])
-    if not isinstance(totals, list) or not all(type(x) is int for x in totals):
-        raise RecordError(f"corrupt record: 'totals' must be a list of ints, got {excerpt(totals)}")
-

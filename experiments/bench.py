@@ -70,7 +70,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from carioca_env.game import write_atomic
+from carioca_env.records import write_atomic
 from experiments.argtypes import check_writable_file
 from experiments.train import DEFAULT_N_ENVS, DEFAULT_VEC
 from experiments.train import TRAIN_SETTINGS as _TRAIN

@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 from carioca_env import CariocaError, Game, RecordError
 from carioca_env.errors import excerpt
-from carioca_env.game import Phase, read_record
+from carioca_env.game import Phase
+from carioca_env.records import read_record
 from experiments.argtypes import int_at_least
 from experiments.textview import grouped_hand, view_text
 
