@@ -47,7 +47,9 @@ Public names:
   "carioca/carioca-v0")``) and ``__version__``.
 - Errors: :class:`CariocaError` and its subclasses :class:`IllegalMoveError` (with the
   ruling broken in ``.rule``), :class:`InvalidNotationError`, :class:`MisdealError`,
-  :class:`InvalidConfigError`, :class:`RecordError`.
+  :class:`InvalidConfigError`, :class:`RecordError`, and for values that are no input
+  at all :class:`MalformedMoveError` (a ``Move`` that is no move),
+  :class:`ArgumentTypeError` (also a ``TypeError``) and :class:`InvalidArgumentError`.
 
 The PettingZoo environment lives in :mod:`carioca_env.carioca_v0` (imported lazily so
 that the engine has no RL dependency); registration with ``gymnasium.make`` and
@@ -74,10 +76,13 @@ from carioca_env.cards import (
     suit_of,
 )
 from carioca_env.errors import (
+    ArgumentTypeError,
     CariocaError,
     IllegalMoveError,
+    InvalidArgumentError,
     InvalidConfigError,
     InvalidNotationError,
+    MalformedMoveError,
     MisdealError,
     RecordError,
 )
@@ -100,6 +105,7 @@ __all__ = [
     "CONTRACTS",
     "JOKER",
     "PENALTY",
+    "ArgumentTypeError",
     "CariocaError",
     "Contract",
     "DealResult",
@@ -107,8 +113,10 @@ __all__ = [
     "Game",
     "GameConfig",
     "IllegalMoveError",
+    "InvalidArgumentError",
     "InvalidConfigError",
     "InvalidNotationError",
+    "MalformedMoveError",
     "Meld",
     "MeldKind",
     "MisdealError",

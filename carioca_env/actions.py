@@ -44,7 +44,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, card_str, parse_card
-from carioca_env.errors import InvalidNotationError
+from carioca_env.errors import InvalidNotationError, excerpt
 from carioca_env.game import Game, Phase
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, End, Meld
 from carioca_env.moves import Move, MoveKind
@@ -307,7 +307,7 @@ class ActionTable:
             if norm in self._by_string:
                 return self._by_string[norm]
         raise InvalidNotationError(
-            f"{text!r} is no action of carioca_v0 with {self.num_players} players; actions are written "
+            f"{excerpt(text)} is no action of carioca_v0 with {self.num_players} players; actions are written "
             f"'draw stock', 'draw discard', 'discard 8S', 'meld 8C 8D JK', 'lay 8S +1.0', "
             f"'lay 8S +0.1 high', 'swap 5S +1.0 low' (targets: +seat-after-you.meld-index)"
         )

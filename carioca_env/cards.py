@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from carioca_env.errors import InvalidNotationError
+from carioca_env.errors import ArgumentTypeError, InvalidNotationError, described, excerpt
 
 NUM_SUITS = 4
 NUM_RANKS = 13
@@ -72,7 +72,7 @@ def card_str(card: int) -> str:
     if card == JOKER:
         return JOKER_NAME
     if not 0 <= card < JOKER:
-        raise ValueError(f"card type must be 0..52, got {card}")
+        raise ValueError(f"card type must be 0..52, got {excerpt(card)}")
     return RANK_NAMES[rank_of(card) - 1] + SUIT_LETTERS[suit_of(card)]
 
 
@@ -87,8 +87,11 @@ def parse_card(text: str) -> int:
     """Parse a card's notation (``8S``, ``10h``, ``AC``, ``JK``, or ``8♠``) into its type.
 
     Raises:
+        ArgumentTypeError: ``text`` is not a string.
         InvalidNotationError: the text is not a card.
     """
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"a card's notation must be a string like '8S', got {described(text)}")
     s = text.strip().upper()
     if s in (JOKER_NAME, JOKER_SYMBOL):
         return JOKER
@@ -104,13 +107,15 @@ def parse_card(text: str) -> int:
         if rank is not None and suit >= 0:
             return make_card(rank, suit)
     raise InvalidNotationError(
-        f"{text!r} is not a card: write rank then suit, rank one of "
+        f"{excerpt(text)} is not a card: write rank then suit, rank one of "
         f"{' '.join(RANK_NAMES)} and suit one of S H D C (e.g. 8S, 10H, AC), or JK for a joker"
     )
 
 
 def parse_cards(text: str) -> list[int]:
     """Parse whitespace-separated card notations, e.g. ``"8S 8D JK"``."""
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"cards' notation must be a string like '8S 8D JK', got {described(text)}")
     return [parse_card(tok) for tok in text.split()]
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env
+from carioca_env.env import ActionTypeError, CariocaState, EnvConfig, IllegalActionError, raw_env
 
-__all__ = ["env", "raw_env", "EnvConfig", "IllegalActionError", "CariocaState", "CariocaOrderEnforcingWrapper"]
+__all__ = ["env", "raw_env", "EnvConfig", "IllegalActionError", "ActionTypeError", "CariocaState",
+           "CariocaOrderEnforcingWrapper"]
 
 
 class CariocaOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):

@@ -22,11 +22,31 @@ Rewards (``EnvConfig.reward``):
 
 Truncation (R17): a deal that reaches ``max_turns`` turns ends the episode with
 ``truncations`` set for every agent; it is never scored.
+
+Bad input (checked once, at this boundary, before anything changes):
+
+- An action must be a Python or numpy integer (or a 0-d integer array, as
+  ``Discrete.contains`` takes); anything else (``0.7``, ``"0"``, ``[0]``, ``True``,
+  ``nan``) raises :class:`ActionTypeError`, whatever ``illegal_action`` says.
+- An integer the mask does not offer raises :class:`IllegalActionError` (or, with
+  ``illegal_action="penalize"``, ends the episode with ``illegal_reward``).
+- A refused step changes nothing observable: the same agent is to act, ``last()``
+  returns the same observation, the same pending cumulative reward (say the -95 of a
+  deal that just ended), termination, truncation and info.  A retry is a fresh call: a
+  legal action is played and the pending reward is cleared then, as PettingZoo does.
+- Options (:class:`EnvConfig`, ``reset(options=...)``) and the arguments of
+  ``observe``, ``action_mask``, ``action_to_string`` and ``string_to_action`` raise a
+  :class:`~carioca_env.errors.CariocaError` (also a ``TypeError`` or ``ValueError``)
+  that names the argument, what it got and what is allowed.
+
+:meth:`raw_env.state` is the full-information state for centralized critics (QMIX,
+MAPPO): every seat's observation plus the stock's contents; see its docstring.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,20 +56,24 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from carioca_env.action_state import ActionTypeError, CariocaState, IllegalActionError, action_id
 from carioca_env.actions import action_table
-from carioca_env.cards import card_symbol, cards_str
-from carioca_env.errors import IllegalMoveError, InvalidConfigError
-from carioca_env.game import Game, GameConfig, Phase
-from carioca_env.melds import Meld
-from carioca_env.moves import Move
-from carioca_env.observation import OBS_HIGH, GameEncoder, obs_layout
+from carioca_env.cards import NUM_CARD_TYPES, card_symbol, cards_str, parse_card
+from carioca_env.errors import (
+    ArgumentTypeError,
+    InvalidArgumentError,
+    InvalidConfigError,
+    as_real,
+    described,
+    excerpt,
+)
+from carioca_env.game import Game, GameConfig
+from carioca_env.observation import OBS_HIGH, obs_layout
+
+__all__ = ["raw_env", "EnvConfig", "CariocaState", "IllegalActionError", "ActionTypeError", "action_id", "state_size"]
 
 REWARDS = ("penalty", "win")
 ILLEGAL = ("raise", "penalize")
-
-
-class IllegalActionError(IllegalMoveError):
-    """An action id that the mask does not offer to the acting agent."""
 
 
 @dataclass(frozen=True)
@@ -80,96 +104,28 @@ class EnvConfig:
     game: GameConfig = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "game", GameConfig(num_players=self.num_players, deals=tuple(self.deals)))
+        object.__setattr__(self, "game", GameConfig(num_players=self.num_players, deals=self.deals))
+        object.__setattr__(self, "num_players", self.game.num_players)
         object.__setattr__(self, "deals", self.game.deals)
-        if self.reward not in REWARDS:
-            raise InvalidConfigError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        if self.illegal_action not in ILLEGAL:
-            raise InvalidConfigError(f"illegal_action must be one of {ILLEGAL}, got {self.illegal_action!r}")
-        if self.max_turns is not None and (not isinstance(self.max_turns, int) or self.max_turns < 1):
-            raise InvalidConfigError(f"max_turns must be a positive int or None, got {self.max_turns!r}")
+        if not isinstance(self.reward, str) or self.reward not in REWARDS:
+            raise InvalidConfigError(f"reward must be one of {REWARDS}, got {described(self.reward)}")
+        if not isinstance(self.illegal_action, str) or self.illegal_action not in ILLEGAL:
+            raise InvalidConfigError(f"illegal_action must be one of {ILLEGAL}, got {described(self.illegal_action)}")
+        turns = self.max_turns
+        if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 1):
+            raise InvalidConfigError(f"max_turns must be a positive int or None, got {described(turns)}")
+        for name in ("reward_scale", "illegal_reward"):
+            try:
+                object.__setattr__(self, name, as_real(name, getattr(self, name)))
+            except (TypeError, ValueError) as exc:
+                raise InvalidConfigError(str(exc)) from None
+        if not isinstance(self.render_all_hands, bool):
+            raise InvalidConfigError(f"render_all_hands must be True or False, got {described(self.render_all_hands)}")
 
 
-class CariocaState:
-    """The engine game plus an opening being chosen meld by meld: what the env decodes into.
-
-    Used by the environment and by agents that act through action ids, so the mask and
-    the decoding live in one place.
-    """
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.table = action_table(game.num_players)
-        self.encoder = GameEncoder(game.num_players)
-        self.pending: list[Meld] = []
-        self._mask_key: tuple[int, int] | None = None
-        self._mask = np.zeros(self.table.size, dtype=np.int8)
-        self._melds_key = -1
-        self._melds: list[Move] = []
-
-    def _refresh(self) -> None:
-        moves_played = len(self.game.moves)
-        key = (moves_played, len(self.pending))
-        if key != self._mask_key:
-            self._mask_key = key
-            melds = None
-            if self.game.phase is Phase.PLAY:
-                # every meld step of an opening is the same position: generate its moves once
-                if self._melds_key != moves_played:
-                    self._melds_key = moves_played
-                    self._melds = self.game.meld_moves()
-                melds = self._melds
-            self._mask = self.table.game_mask(self.game, self.pending, melds)
-
-    def forget(self) -> None:
-        """Drop the cached mask and melding moves (after editing ``pending`` by hand, or to
-        time a mask built from scratch)."""
-        self._mask_key = None
-        self._melds_key = -1
-
-    def mask(self) -> np.ndarray:
-        """The legal-action mask of the seat to act (a fresh copy)."""
-        self._refresh()
-        return self._mask.copy()
-
-    def is_legal(self, action: int) -> bool:
-        """Whether the mask offers ``action``."""
-        self._refresh()
-        return 0 <= action < self.table.size and bool(self._mask[action])
-
-    def step(self, action: int) -> Move | None:
-        """Play an action id for the seat to act; returns the engine move made, if any.
-
-        Raises:
-            IllegalActionError: the mask does not offer the action (names it and the phase).
-        """
-        if not isinstance(action, (int, np.integer)) or not self.is_legal(int(action)):
-            phase = "choosing an opening" if self.pending else self.game.phase.value
-            shown = self.table.action_to_string(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < self.table.size else "outside the action space"
-            raise IllegalActionError(
-                f"action {action!r} ({shown}) is not legal for seat {self.game.current_player} "
-                f"in phase {phase}; legal: {self.legal_strings()[:12]}",
-                "mask",
-            )
-        decoded = self.table.to_move(int(action), self.game.current_player)
-        if isinstance(decoded, Meld):
-            self.pending.append(decoded)
-            if len(self.pending) < self.game.contract.trios + self.game.contract.runs:
-                return None
-            decoded = Move.open(self.pending)
-            self.pending = []
-        self.game.apply(decoded)
-        return decoded
-
-    def legal_strings(self) -> list[str]:
-        """The legal actions in notation (for messages and people)."""
-        self._refresh()
-        return [self.table.action_to_string(int(a)) for a in np.flatnonzero(self._mask)]
-
-    def observe(self, seat: int) -> np.ndarray:
-        """The observation array of ``seat`` (the opening being chosen is the actor's only)."""
-        pending = self.pending if seat == self.game.current_player else ()
-        return self.encoder.encode(self.game, seat, pending)
+def state_size(num_players: int) -> int:
+    """Length of :meth:`raw_env.state`: every seat's observation, the stock (53), the actor (n)."""
+    return num_players * obs_layout(num_players).size + NUM_CARD_TYPES + num_players
 
 
 def _render_hand(cards: Sequence[int]) -> str:
@@ -209,8 +165,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         act_space = spaces.Discrete(self.table.size)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
+        #: the space of :meth:`state`: every seat's observation, then the stock, then who acts
+        self.state_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(state_size(n),), dtype=np.float32)
         self._seeder: random.Random | None = None
-        self.state: CariocaState | None = None
+        #: the game being played and the opening being chosen (``None`` before reset);
+        #: not named ``state``, which is PettingZoo's method
+        self.carioca_state: CariocaState | None = None
 
     # --- spaces
 
@@ -227,46 +187,105 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     @property
     def game(self) -> Game:
         """The engine game being played (call :meth:`reset` first)."""
-        if self.state is None:
+        return self._live().game
+
+    def _live(self) -> CariocaState:
+        if self.carioca_state is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.state.game
+        return self.carioca_state
+
+    def _agent(self, agent: Any) -> str:
+        """``agent`` if it is one of ``possible_agents``; otherwise a typed error naming them."""
+        if not isinstance(agent, str):
+            raise ArgumentTypeError(f"agent must be one of {self.possible_agents} (a string), got {described(agent)}")
+        if agent not in self.possible_agents:
+            raise InvalidArgumentError(f"agent must be one of {self.possible_agents}, got {excerpt(agent)}")
+        return agent
 
     def action_to_string(self, action: int) -> str:
-        """Notation of an action id (targets relative to the actor)."""
-        return self.table.action_to_string(action)
+        """Notation of an action id (targets relative to the actor).
+
+        Raises:
+            ActionTypeError: not an integer.  InvalidArgumentError: outside the space.
+        """
+        a = action_id(action, self.table.size)
+        if not 0 <= a < self.table.size:
+            raise InvalidArgumentError(f"action {a} is outside the action space 0..{self.table.size - 1}")
+        return self.table.action_to_string(a)
 
     def string_to_action(self, text: str) -> int:
-        """Action id of a notation (inverse of :meth:`action_to_string`)."""
+        """Action id of a notation (inverse of :meth:`action_to_string`).
+
+        Raises:
+            ArgumentTypeError: not a string.  InvalidNotationError: no action's notation.
+        """
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"an action's notation must be a string like 'draw stock', got {described(text)}")
         return self.table.string_to_action(text)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The legal-action mask of ``agent`` (default: the agent to act)."""
-        agent = agent or self.agent_selection
+        """The legal-action mask of ``agent`` (default: the agent to act); zeros for an
+        agent that is not to act.
+
+        Raises:
+            ArgumentTypeError / InvalidArgumentError: ``agent`` is not one of ``possible_agents``.
+        """
+        state = self._live()
+        agent = self.agent_selection if agent is None else self._agent(agent)
         if agent != self.agent_selection or self.terminations[agent] or self.truncations[agent]:
             return np.zeros(self.table.size, dtype=np.int8)
-        return self.state.mask()  # type: ignore[union-attr]
+        return state.mask()
+
+    def state(self) -> np.ndarray:
+        """The full-information state, for centralized critics (QMIX, MAPPO ...).
+
+        A float32 array in :attr:`state_space`, with ``L`` the observation size:
+
+        - ``[k*L:(k+1)*L]`` for each seat ``k`` in seat order: seat ``k``'s observation
+          (its own hand, and for the seat to act the opening melds chosen so far), so
+          every hand is in it;
+        - the next 53 values: the stock's cards, count per type (its order, the future
+          chance, stays out);
+        - the last ``n``: one-hot of the seat to act (zeros once the game is over).
+
+        Never give it to a policy: it holds what no seat may see.
+        """
+        cs = self._live()
+        game = cs.game
+        n = game.num_players
+        parts = [cs.observe(seat) for seat in range(n)]
+        stock = np.bincount(game.stock, minlength=NUM_CARD_TYPES).astype(np.float32) if game.stock else np.zeros(NUM_CARD_TYPES, np.float32)
+        actor = np.zeros(n, dtype=np.float32)
+        if not game.game_over:
+            actor[game.current_player] = 1.0
+        return np.concatenate(parts + [stock, actor])
 
     # --- AEC API
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game.
 
-        ``seed`` seeds the game (and the seeds of later resets without one).  ``options``
-        may hold ``{"deck": [card types or notations], "dealer": seat}`` to deal the first
-        deal from a stacked deck (R16 refuses a bad one).
-        """
-        if seed is not None or self._seeder is None:
-            self._seeder = random.Random(seed)
-        game_seed = self._seeder.getrandbits(63)
-        options = options or {}
-        if "deck" in options:
-            from carioca_env.cards import parse_card
+        ``seed`` (an int or ``None``) seeds the game (and the seeds of later resets
+        without one).  ``options`` may hold ``{"deck": [card types or notations],
+        "dealer": seat}`` to deal the first deal from a stacked deck (R16 refuses a bad
+        one).  Everything is checked before anything changes: a refused reset leaves the
+        env (and the seeds of later resets) as it was.
 
-            deck = [parse_card(c) if isinstance(c, str) else int(c) for c in options["deck"]]
-            game = Game.from_deck(deck, options.get("dealer", 0), self.config.game, game_seed)
-        else:
-            game = Game(self.config.game, game_seed)
-        self.state = CariocaState(game)
+        Raises:
+            ArgumentTypeError / InvalidArgumentError: a seed that is not an int, options
+                that are not a dict of ``deck`` and ``dealer``.
+            MisdealError: a deck that is not the 108 cards.
+        """
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ArgumentTypeError(f"seed must be an int or None, got {described(seed)}")
+        if seed is not None or self._seeder is None:
+            seeder = random.Random(None if seed is None else int(seed))
+        else:  # draw from a copy, kept only once the game is built
+            seeder = random.Random()
+            seeder.setstate(self._seeder.getstate())
+        game = self._new_game(seeder.getrandbits(63), options)
+        self._seeder = seeder
+        self.carioca_state = CariocaState(game)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -277,31 +296,73 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._deals_seen = 0
         self._set_infos()
 
+    def _new_game(self, game_seed: int, options: Any) -> Game:
+        """The game a reset starts, from checked ``options``."""
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise ArgumentTypeError(f"options must be a dict or None, got {described(options)}")
+        unknown = set(options) - {"deck", "dealer"}
+        if unknown:
+            # a warning, not an error: PettingZoo's api_test resets with options={"options": 1}
+            warnings.warn(
+                f"reset options other than 'deck' and 'dealer' are ignored: {excerpt(sorted(map(str, unknown)))}",
+                stacklevel=3,
+            )
+        if "dealer" in options and "deck" not in options:
+            raise InvalidArgumentError("reset option 'dealer' needs a 'deck' to deal from")
+        if "deck" not in options:
+            return Game(self.config.game, game_seed)
+        deck = options["deck"]
+        if isinstance(deck, np.ndarray):
+            deck = deck.tolist()
+        if not isinstance(deck, (list, tuple)):
+            raise ArgumentTypeError(
+                f"reset option 'deck' must be a list of 108 card types 0..52 or notations like '8S', got {described(deck)}"
+            )
+        cards = [parse_card(c) if isinstance(c, str) else int(c) if isinstance(c, np.integer) else c for c in deck]
+        dealer = options.get("dealer", 0)
+        return Game.from_deck(cards, int(dealer) if isinstance(dealer, np.integer) else dealer, self.config.game, game_seed)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Observation and mask of ``agent`` (the mask is zeros unless it is to act)."""
-        seat = self.possible_agents.index(agent)
-        return {"observation": self.state.observe(seat), "action_mask": self.action_mask(agent)}  # type: ignore[union-attr]
+        """Observation and mask of ``agent`` (the mask is zeros unless it is to act).
+
+        Raises:
+            ArgumentTypeError / InvalidArgumentError: ``agent`` is not one of ``possible_agents``.
+        """
+        state = self._live()
+        seat = self.possible_agents.index(self._agent(agent))
+        return {"observation": state.observe(seat), "action_mask": self.action_mask(agent)}
 
     def step(self, action: int | None) -> None:
-        """Play ``action`` for the agent to act (``None`` for an agent that is done)."""
+        """Play ``action`` for the agent to act (``None`` for an agent that is done).
+
+        Checked before anything changes (see the module docstring): a refused action
+        leaves every attribute as it was, so ``last()`` and a retry see the same turn.
+
+        Raises:
+            ActionTypeError: ``action`` is not an integer id.
+            IllegalActionError: the mask does not offer it (with ``illegal_action="raise"``).
+        """
+        state = self._live()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
-        if state is None:
-            raise RuntimeError("call reset() before step()")
+        a = None if action is None else action_id(action, self.table.size)
+        if a is None or not state.is_legal(a):
+            if self.config.illegal_action != "penalize":
+                raise state.illegal(a)  # before anything changed: a refusal changes nothing
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards[agent] = self.config.illegal_reward
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos[agent] = {**self.infos[agent], "illegal_action": action}
+            self._accumulate_rewards()
+            return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if action is None or not state.is_legal(int(action)):
-            if self.config.illegal_action == "penalize":
-                self.rewards[agent] = float(self.config.illegal_reward)
-                self.terminations = dict.fromkeys(self.agents, True)
-                self.infos[agent] = {**self.infos[agent], "illegal_action": action}
-                self._accumulate_rewards()
-                return
-            state.step(-1 if action is None else int(action))  # raises, naming action and phase
-        state.step(int(action))
+        state.step(a)
         game = state.game
         self._score_deals(game)
         if game.game_over:
@@ -332,7 +393,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self.infos[a] = {
                 "seat": i,
                 "deal": game.deal_number,
-                "phase": "choosing_opening" if self.state.pending else game.phase.value,  # type: ignore[union-attr]
+                "phase": "choosing_opening" if self.carioca_state.pending else game.phase.value,  # type: ignore[union-attr]
                 "totals": tuple(game.totals),
             }
 
@@ -363,7 +424,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def _render_rgb(self, seat: int) -> np.ndarray:
         from carioca_env.rendering import draw_table
 
-        game, state = self.game, self.state
+        game, state = self.game, self.carioca_state
         pending = state.pending if seat == game.current_player else ()  # type: ignore[union-attr]
         hands = {s: game.hand(s) for s in range(game.num_players)} if self.config.render_all_hands else None
         return draw_table(game.view(seat), pending, hands)
@@ -380,8 +441,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             lines.append(f"{marker}player_{seat} [{game.hand_sizes[seat]} cards] {melds}")
             if self.config.render_all_hands or (seat == game.current_player and not game.game_over):
                 lines.append(f"   hand: {_render_hand(game.hand(seat))}")
-        if self.state.pending:  # type: ignore[union-attr]
-            lines.append("   choosing opening: " + " / ".join(m.render() for m in self.state.pending))  # type: ignore[union-attr]
+        if self.carioca_state.pending:  # type: ignore[union-attr]
+            lines.append("   choosing opening: " + " / ".join(m.render() for m in self.carioca_state.pending))  # type: ignore[union-attr]
         if game.game_over:
             lines.append(f"game over: winners {list(game.winners)}")
         return "\n".join(lines)

@@ -34,13 +34,20 @@ from carioca_env.cards import (
     parse_card,
 )
 from carioca_env.errors import (
+    ArgumentTypeError,
+    CariocaError,
     IllegalMoveError,
     InvalidConfigError,
+    MalformedMoveError,
     MisdealError,
     RecordError,
+    as_int,
+    described,
+    excerpt,
 )
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
-from carioca_env.moves import Move, MoveKind, parse_move
+from carioca_env.records import check_record_lists, read_record, write_atomic
+from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
 
 #: the 53 discard moves, built once (the move generator lists them on every play turn)
@@ -79,16 +86,24 @@ class GameConfig:
     deals: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.num_players, int) or not 2 <= self.num_players <= 4:
+        n = self.num_players
+        if isinstance(n, bool) or not _is_integer(n) or not 2 <= n <= 4:
             raise InvalidConfigError(
-                f"num_players must be 2, 3 or 4 (Carioca is for 2-4 players), got {self.num_players!r}"
+                f"num_players must be 2, 3 or 4 (Carioca is for 2-4 players), got {described(n)}"
             )
-        deals = tuple(self.deals)
-        if not deals or any(d not in CONTRACTS for d in deals):
+        deals = self.deals
+        if isinstance(deals, (str, bytes, dict)) or not isinstance(deals, Sequence) and not hasattr(deals, "tolist"):
             raise InvalidConfigError(
-                f"deals must be a non-empty sequence of contract numbers 1..7, got {self.deals!r}"
+                f"deals must be a non-empty sequence of contract numbers 1..7, got {described(deals)}"
             )
-        object.__setattr__(self, "deals", deals)
+        deals = tuple(deals)
+        # ints only: 1.0 or True == 1 would otherwise pass as contract 1 silently
+        if not deals or any(isinstance(d, bool) or not _is_integer(d) or d not in CONTRACTS for d in deals):
+            raise InvalidConfigError(
+                f"deals must be a non-empty sequence of contract numbers 1..7 (ints), got {excerpt(self.deals)}"
+            )
+        object.__setattr__(self, "num_players", int(n))
+        object.__setattr__(self, "deals", tuple(int(d) for d in deals))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (used in records)."""
@@ -98,8 +113,26 @@ class GameConfig:
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> GameConfig:
-        """Inverse of :meth:`to_dict`."""
-        return GameConfig(num_players=d["num_players"], deals=tuple(d["deals"]))
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            InvalidConfigError: not a dict of exactly ``num_players`` and ``deals``, or
+                values that make no game.
+        """
+        if not isinstance(d, dict) or set(d) != {"num_players", "deals"}:
+            raise InvalidConfigError(
+                f"a game config is a dict with keys 'num_players' and 'deals', got {excerpt(d)}"
+            )
+        return GameConfig(num_players=d["num_players"], deals=d["deals"])
+
+
+def _is_integer(value: Any) -> bool:
+    """A Python or numpy integer (``operator.index`` takes it), bools included."""
+    try:
+        value.__index__()
+    except (AttributeError, TypeError):
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -243,14 +276,23 @@ class PlayerView:
 
 
 def validate_deck(deck: Sequence[int]) -> None:
-    """Raise :class:`MisdealError` unless ``deck`` is a permutation of the 108 cards (R1, R16)."""
+    """Raise :class:`MisdealError` unless ``deck`` is a permutation of the 108 cards (R1, R16).
+
+    Raises:
+        ArgumentTypeError: ``deck`` is not a list or tuple.
+        MisdealError: a wrong size, a value that is no card type, or wrong copies.
+    """
+    if not isinstance(deck, (list, tuple)):
+        raise ArgumentTypeError(
+            f"deck must be a list of {DECK_SIZE} card types 0..52, got {described(deck)}"
+        )
     if len(deck) != DECK_SIZE:
         raise MisdealError(
             f"a deck must hold {DECK_SIZE} cards (two 52-card packs and 4 jokers), got {len(deck)}"
         )
     for i, c in enumerate(deck):
         if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES:
-            raise MisdealError(f"a deck holds card types 0..52 only; position {i} holds {c!r}")
+            raise MisdealError(f"a deck holds card types 0..52 (ints) only; position {i} holds {described(c)}")
     have, want = counts_of(deck), deck_counts()
     wrong = [f"{card_str(c)} x{have[c]} (want {want[c]})" for c in range(NUM_CARD_TYPES) if have[c] != want[c]]
     if wrong:
@@ -299,22 +341,14 @@ def stack_deck(
     return deck
 
 
-def _check_well_formed(move: Move) -> None:
-    """A move names card types 0..52 only (R1), and leaves the fields its kind does not use
-    at their defaults: otherwise apply() would take moves legal_moves() never lists and
-    whose notation replays as another move."""
-    kind = move.kind
-    uses_card = kind in (MoveKind.DISCARD, MoveKind.LAY_OFF, MoveKind.SWAP)
-    targets = kind in (MoveKind.LAY_OFF, MoveKind.SWAP)
-    cards = [c for m in move.melds for c in m.cards] + ([move.card] if uses_card else [])
-    if any(not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES for c in cards):
-        raise IllegalMoveError(f"{move!r} names a value that is no card type 0..52", "R1")
-    if (
-        (not uses_card and move.card != -1)
-        or (not targets and (move.owner, move.index, move.end) != (-1, -1, None))
-        or (kind is not MoveKind.OPEN and move.melds)
-    ):
-        raise IllegalMoveError(f"{move!r} sets fields a {kind.name} move does not have", "R7")
+def _config(config: Any) -> GameConfig:
+    """``config`` if it is a :class:`GameConfig`, the default for ``None``; else a typed error."""
+    if config is None:
+        return GameConfig()
+    if not isinstance(config, GameConfig):
+        hint = " (build one with GameConfig(**d) or GameConfig.from_dict(d))" if isinstance(config, dict) else ""
+        raise ArgumentTypeError(f"config must be a GameConfig or None, got {described(config)}{hint}")
+    return config
 
 
 @dataclass
@@ -333,7 +367,7 @@ class Game:
     """
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
-        self._setup(config or GameConfig(), seed, _DealStart())
+        self._setup(_config(config), seed, _DealStart())
 
     def __repr__(self) -> str:
         """``<Game deal 1 of 7 (contract 1: 2 trios), turn 0, player 1 to play: draw>``: where it stands."""
@@ -364,17 +398,17 @@ class Game:
             MisdealError: the deck is not a permutation of the 108 cards.
             InvalidConfigError: the dealer is not a seat.
         """
-        cfg = config or GameConfig()
+        cfg = _config(config)
         validate_deck(deck)
-        if not isinstance(dealer, int) or not 0 <= dealer < cfg.num_players:
-            raise InvalidConfigError(f"dealer must be a seat 0..{cfg.num_players - 1}, got {dealer!r}")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < cfg.num_players:
+            raise InvalidConfigError(f"dealer must be a seat 0..{cfg.num_players - 1}, got {described(dealer)}")
         game = cls.__new__(cls)
         game._setup(cfg, seed, _DealStart(list(deck), dealer))
         return game
 
     def _setup(self, config: GameConfig, seed: int, start: _DealStart) -> None:
-        if not isinstance(seed, int):
-            raise InvalidConfigError(f"seed must be an int, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidConfigError(f"seed must be an int, got {described(seed)}")
         self.config = config
         self.seed = seed
         self.num_players = config.num_players
@@ -478,8 +512,16 @@ class Game:
         return self.discard[-1] if self.discard else -1
 
     def hand(self, seat: int) -> list[int]:
-        """The cards of ``seat``'s hand, sorted (card types, repeats for copies)."""
-        return cards_of(self.hands[seat])
+        """The cards of ``seat``'s hand, sorted (card types, repeats for copies).
+
+        Raises:
+            ArgumentTypeError / InvalidArgumentError: ``seat`` is not a seat 0..n-1
+            (``-1`` is no seat: it is refused, not read as the last one).
+        """
+        return cards_of(self.hands[self._seat(seat)])
+
+    def _seat(self, seat: Any) -> int:
+        return as_int("seat", seat, 0, self.num_players - 1)
 
     def table_melds(self) -> list[list[Meld]]:
         """The melds on the table as immutable values, per owner seat."""
@@ -498,7 +540,7 @@ class Game:
         """Whether ``move`` is legal now (validated directly, like :meth:`apply`)."""
         try:
             self.check(move)
-        except IllegalMoveError:
+        except (IllegalMoveError, MalformedMoveError):
             return False
         return True
 
@@ -511,8 +553,7 @@ class Game:
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know: its own hand, the table and the public history only."""
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        seat = self._seat(seat)
         return PlayerView(
             seat=seat,
             num_players=self.num_players,
@@ -569,7 +610,8 @@ class Game:
         counts = self.hands[seat]
         moves: list[Move] = []
         if not self.opened[seat]:
-            moves.extend(Move.open(o) for o in enumerate_openings(counts, self.contract))
+            # enumerate_openings gives canonical tuples (tested): skip Move.open's sorting
+            moves.extend(Move(MoveKind.OPEN, melds=o) for o in enumerate_openings(counts, self.contract))
         elif self.hand_sizes[seat] >= 2:  # R10: a lay-off or swap must leave a card
             for owner, melds in enumerate(self.table):
                 for index, meld in enumerate(melds):
@@ -590,9 +632,13 @@ class Game:
         """Play ``move`` for the player to act.
 
         Raises:
+            ArgumentTypeError: ``move`` is not a :class:`Move` (parse notation with
+                :func:`parse_move` or call :meth:`push`).
+            MalformedMoveError: a :class:`Move` value that is no move (see
+                :func:`~carioca_env.moves.check_well_formed`).
             IllegalMoveError: the move is not legal now; the message names the rule.
         """
-        _check_well_formed(move)
+        check_well_formed(move)
         self._apply[self.phase](move)
         self.moves.append(move)
 
@@ -606,9 +652,10 @@ class Game:
         """Validate ``move`` without changing anything.
 
         Raises:
+            ArgumentTypeError, MalformedMoveError: as :meth:`apply`.
             IllegalMoveError: the move is illegal now; the message names the ruling.
         """
-        _check_well_formed(move)
+        check_well_formed(move)
         probe = self._CHECKERS.get((self.phase, move.kind))
         if probe is None:
             raise self._wrong_phase(move)
@@ -689,8 +736,6 @@ class Game:
                 f"must be laid at once, no part alone and no extra meld",
                 "R6",
             )
-        if move.melds != tuple(sorted(move.melds)):
-            raise IllegalMoveError(f"'{move}' lists its melds out of canonical order", "R6")
         for meld in move.melds:
             check_opening_meld(meld)
         cards = [c for m in move.melds for c in m.cards]
@@ -877,28 +922,48 @@ class Game:
     def start_of_record(cls, record: dict[str, Any]) -> tuple[Game, list[str]]:
         """The game a record starts from (no move played yet) and its moves' notations.
 
+        Every header field is checked for its type and value before the game is built
+        (see the README's record format), so a corrupt or foreign record gives one
+        :class:`RecordError` that names the field, never another exception.
+
         Raises:
             RecordError: not a Carioca record, another version, or a corrupt header.
         """
         if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a Carioca game record (expected format {RECORD_FORMAT!r})")
-        if record.get("version") != RECORD_VERSION:
+            raise RecordError(f"not a Carioca game record (expected a JSON object with format {RECORD_FORMAT!r})")
+        version = record.get("version")
+        if type(version) is not int or version != RECORD_VERSION:
             raise RecordError(
-                f"record version {record.get('version')!r} is not supported (this engine reads {RECORD_VERSION})"
+                f"record version {excerpt(version)} is not supported (this engine reads {RECORD_VERSION})"
             )
+        for key in ("config", "seed", "moves"):
+            if key not in record:
+                raise RecordError(f"corrupt record header: it has no {key!r}")
+        moves = record["moves"]
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError(f"corrupt record header: 'moves' must be a list of move notations, got {excerpt(moves)}")
+        check_record_lists(record)
         try:
             config = GameConfig.from_dict(record["config"])
             seed = record["seed"]
-            moves = record["moves"]
-            if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-                raise TypeError("'moves' must be a list of move notations")
-            if "deck" in record:
-                deck = [parse_card(c) for c in record["deck"]]
-                game = cls.from_deck(deck, record["dealer"], config, seed)
+            if "deck" in record or "dealer" in record:
+                deck = record.get("deck")
+                if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                    raise RecordError(
+                        f"'deck' must be a list of {DECK_SIZE} card notations like '8S', got {excerpt(deck)}"
+                    )
+                game = cls.from_deck([parse_card(c) for c in deck], record.get("dealer"), config, seed)
             else:
                 game = cls(config, seed)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"corrupt record header: {exc!r}") from exc
+        except CariocaError as exc:
+            raise RecordError(f"corrupt record header: {exc}") from exc
+        agents = record.get("agents")
+        if "agents" in record and (
+            not isinstance(agents, list) or len(agents) != game.num_players or not all(isinstance(a, str) for a in agents)
+        ):
+            raise RecordError(
+                f"corrupt record header: 'agents' must be a list of {game.num_players} names, got {excerpt(agents)}"
+            )
         return game, moves
 
     @classmethod
@@ -913,27 +978,34 @@ class Game:
         for i, text in enumerate(moves):
             try:
                 game.push(text)
-            except (ValueError, TypeError) as exc:
-                raise RecordError(f"move {i + 1} {text!r} does not replay: {exc}") from exc
+            except CariocaError as exc:
+                raise RecordError(f"move {i + 1} {excerpt(text)} does not replay: {exc}") from exc
         game.check_record_results(record)
         return game
 
     def check_record_results(self, record: dict[str, Any]) -> None:
         """Raise :class:`RecordError` if the record's stored scores differ from this game's."""
+        check_record_lists(record)
         scores = [list(r.scores) for r in self.deal_results if not r.cancelled]
         if "deal_scores" in record and record["deal_scores"] != scores:
             raise RecordError(
-                f"the record's deal scores {record['deal_scores']} differ from the replayed {scores}"
+                f"the record's deal scores {excerpt(record['deal_scores'])} differ from the replayed {excerpt(scores)}"
             )
-        totals = record.get("totals", self.totals)
-        if not isinstance(totals, (list, tuple)) or list(totals) != self.totals:
+        if "totals" in record and record["totals"] != self.totals:
             raise RecordError(
-                f"the record's totals {record['totals']} differ from the replayed totals {self.totals}"
+                f"the record's totals {excerpt(record['totals'])} differ from the replayed totals {self.totals}"
             )
 
     def save(self, path: str | Path, agents: Sequence[str] | None = None) -> None:
-        """Write the record (see :meth:`to_record`) as JSON."""
-        Path(path).write_text(json.dumps(self.to_record(agents)) + "\n", encoding="utf-8")
+        """Write the record (see :meth:`to_record`) as JSON, atomically.
+
+        The record goes to a temporary file beside ``path`` that then replaces it
+        (``os.replace``), so an interrupted save leaves the previous file whole.
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        write_atomic(Path(path), json.dumps(self.to_record(agents)) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Game:
@@ -942,9 +1014,4 @@ class Game:
         Raises:
             RecordError: the file is not valid JSON or does not replay.
         """
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
-        return cls.from_record(data)
-
+        return cls.from_record(read_record(path))

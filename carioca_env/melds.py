@@ -27,12 +27,14 @@ from carioca_env.cards import (
     rank_of,
     suit_of,
 )
-from carioca_env.errors import IllegalMoveError, InvalidNotationError
+from carioca_env.errors import ArgumentTypeError, IllegalMoveError, InvalidNotationError, described, excerpt
 
 LOW_ACE = 1
 HIGH_ACE = 14
 TRIO_SIZE = 3
 RUN_SIZE = 4
+#: the most cards a trio can hold: the deck's 8 naturals of a rank and its 4 jokers (R1)
+MAX_TRIO = 12
 
 
 class MeldKind(IntEnum):
@@ -140,44 +142,56 @@ class Meld:
 
     @staticmethod
     def parse(text: str) -> Meld:
-        """Parse an opening meld: 3 cards for a trio, 4 cards low to high for a run.
+        """Parse a meld's notation (the inverse of ``str``): a trio is 3 or more cards of
+        one rank (naturals by suit, then jokers, in any order), a run 4 or more
+        consecutive cards of one suit from low to high, ``JK`` where a joker fills a
+        place.  Table melds grown by lay-offs parse back too (a run can reach 14 cards).
 
         Raises:
-            InvalidNotationError: not 3 or 4 cards, or cards that form no trio or run.
+            ArgumentTypeError: ``text`` is not a string.
+            InvalidNotationError: fewer than 3 cards, or cards that form no trio or run.
         """
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"a meld's notation must be a string like '8C 8D JK', got {described(text)}")
         cards = [parse_card(t) for t in text.split()]
+        naturals = [c for c in cards if not is_joker(c)]
+        if TRIO_SIZE <= len(cards) <= MAX_TRIO and naturals and len({rank_of(c) for c in naturals}) == 1:
+            return Meld.trio(rank_of(naturals[0]), tuple(suit_of(c) for c in naturals), len(cards) - len(naturals))
         if len(cards) == TRIO_SIZE:
-            return _parse_trio(cards, text)
-        if len(cards) == RUN_SIZE:
+            raise InvalidNotationError(
+                f"{excerpt(text)} is not a trio: its natural cards must share one rank (e.g. '8C 8D JK')"
+            )
+        if RUN_SIZE <= len(cards) <= HIGH_ACE:
             return _parse_run(cards, text)
         raise InvalidNotationError(
-            f"{text!r} is not an opening meld: a trio has 3 cards (e.g. '8C 8D 8H'), "
-            f"a run 4 cards from low to high (e.g. '4S 5S JK 7S')"
+            f"{excerpt(text)} is not a meld: a trio is 3 to 12 cards of one rank (an opening meld "
+            f"has 3, e.g. '8C 8D JK'), a run 4 to 14 cards of one suit from low to high (an opening "
+            f"meld has 4, e.g. '4S 5S JK 7S')"
         )
 
-
-def _parse_trio(cards: list[int], text: str) -> Meld:
-    naturals = [c for c in cards if not is_joker(c)]
-    ranks = {rank_of(c) for c in naturals}
-    if len(ranks) != 1:
-        raise InvalidNotationError(
-            f"{text!r} is not a trio: its natural cards must share one rank (e.g. '8C 8D JK')"
-        )
-    return Meld.trio(ranks.pop(), tuple(suit_of(c) for c in naturals), len(cards) - len(naturals))
+    def canonical(self) -> Meld:
+        """The one representation of this meld: a trio's naturals sorted by suit, then its
+        jokers, ``lo`` 0 (a trio has no positions).  A run is its own: its card order says
+        which position each card fills."""
+        if self.kind is MeldKind.TRIO and (self.lo != 0 or any(a > b for a, b in zip(self.cards, self.cards[1:]))):
+            return Meld(self.kind, self.key, 0, tuple(sorted(self.cards)))
+        return self
 
 
 def _parse_run(cards: list[int], text: str) -> Meld:
     naturals = [(i, c) for i, c in enumerate(cards) if not is_joker(c)]
     suits = {suit_of(c) for _, c in naturals}
+    size = len(cards)
     if len(suits) == 1 and naturals:
         suit = suits.pop()
-        for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):
+        for lo in range(LOW_ACE, HIGH_ACE - size + 2):
             if all(lo + i in card_positions(c) for i, c in naturals):
                 jokers_at = tuple(lo + i for i, c in enumerate(cards) if is_joker(c))
-                return Meld.run(suit, lo, RUN_SIZE, jokers_at)
+                return Meld.run(suit, lo, size, jokers_at)
     raise InvalidNotationError(
-        f"{text!r} is not a run: write 4 consecutive cards of one suit from low to high, "
-        f"a joker where a card is missing (e.g. '4S 5S JK 7S', 'JH QH KH AH')"
+        f"{excerpt(text)} is not a run: write 4 or more consecutive cards of one suit from low to "
+        f"high, a joker where a card is missing (e.g. '4S 5S JK 7S', 'JH QH KH AH'), or a trio "
+        f"of one rank (e.g. '8C 8D JK')"
     )
 
 
@@ -198,12 +212,6 @@ def check_opening_meld(meld: Meld) -> None:
         for c in meld.cards:
             if not is_joker(c) and rank_of(c) != meld.key:
                 raise IllegalMoveError(f"'{meld}' mixes ranks; a trio is one rank", "R5")
-        if meld.lo != 0 or meld.cards != tuple(sorted(meld.cards)):
-            # one trio, one representation (Meld.trio's): otherwise apply() would accept
-            # moves legal_moves() never lists and whose notation parses to another move
-            raise IllegalMoveError(
-                f"trio '{meld}' is not in canonical form (lo 0, naturals by suit, then jokers)", "R5"
-            )
         return
     if len(meld.cards) != RUN_SIZE or not 0 <= meld.key < 4:
         raise IllegalMoveError(f"'{meld}' is not a run of exactly 4 cards of a suit 0..3", "R5")

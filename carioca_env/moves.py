@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from carioca_env.cards import card_str, parse_card
-from carioca_env.errors import InvalidNotationError
+from carioca_env.cards import NUM_CARD_TYPES, card_str, parse_card
+from carioca_env.errors import ArgumentTypeError, InvalidNotationError, MalformedMoveError, described, excerpt
 from carioca_env.melds import End, Meld, MeldKind
 
 
@@ -46,8 +46,18 @@ class MoveKind(IntEnum):
 
 
 def canonical_melds(melds: tuple[Meld, ...] | list[Meld]) -> tuple[Meld, ...]:
-    """Melds of an opening in canonical order: trios first, then runs, each sorted."""
-    return tuple(sorted(melds))
+    """Melds of an opening in canonical form: each meld :meth:`~Meld.canonical` (a trio's
+    cards sorted), trios first, then runs, each sorted.
+
+    Raises:
+        MalformedMoveError: an item is not a :class:`Meld`.
+    """
+    if isinstance(melds, (str, bytes)) or not isinstance(melds, (list, tuple)):
+        raise MalformedMoveError(f"an opening's melds must be a list or tuple of Meld, got {described(melds)}")
+    for m in melds:
+        if not isinstance(m, Meld) or not isinstance(m.kind, MeldKind):
+            raise MalformedMoveError(f"an opening's melds must be Meld values, got {described(m)}")
+    return tuple(sorted(m.canonical() for m in melds))
 
 
 @dataclass(frozen=True, repr=False)
@@ -151,7 +161,13 @@ MOVE_FORMS = (
 
 
 def _bad(text: str, why: str) -> InvalidNotationError:
-    return InvalidNotationError(f"{text!r} is not a move ({why}); moves are written {MOVE_FORMS}")
+    return InvalidNotationError(f"{excerpt(text)} is not a move ({why}); moves are written {MOVE_FORMS}")
+
+
+def _is_small_number(s: str) -> bool:
+    # ASCII digits only: str.isdigit() also takes '²' and other digits int() refuses or
+    # reads into a move whose notation is another text; a seat or meld index has few digits
+    return 0 < len(s) <= 6 and s.isascii() and s.isdigit()
 
 
 def _parse_target(text: str, args: list[str]) -> tuple[int, int, int, End | None]:
@@ -159,13 +175,13 @@ def _parse_target(text: str, args: list[str]) -> tuple[int, int, int, End | None
         raise _bad(text, "expected a card, a meld 'seat.index' and for a run an end")
     card = parse_card(args[0])
     seat_s, dot, index_s = args[1].partition(".")
-    if not dot or not seat_s.isdigit() or not index_s.isdigit():
-        raise _bad(text, f"meld reference {args[1]!r} is not 'seat.index' like 0.1")
+    if not dot or not _is_small_number(seat_s) or not _is_small_number(index_s):
+        raise _bad(text, f"meld reference {excerpt(args[1])} is not 'seat.index' like 0.1 (digits 0-9)")
     end: End | None = None
     if len(args) == 3:
         word = args[2].lower()
         if word not in ("low", "high"):
-            raise _bad(text, f"end {args[2]!r} is not 'low' or 'high'")
+            raise _bad(text, f"end {excerpt(args[2])} is not 'low' or 'high'")
         end = End.LOW if word == "low" else End.HIGH
     return card, int(seat_s), int(index_s), end
 
@@ -181,8 +197,11 @@ def parse_move(text: str) -> Move:
     """Parse a move's notation; see the module docstring for the forms.
 
     Raises:
+        ArgumentTypeError: ``text`` is not a string.
         InvalidNotationError: the text is not a move.
     """
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"a move's notation must be a string like 'draw stock', got {described(text)}")
     words = text.split()
     if not words:
         raise _bad(text, "it is empty")
@@ -206,7 +225,72 @@ def parse_move(text: str) -> Move:
         if end is None:
             raise _bad(text, "a swap names the end the joker moves to: low or high")
         return Move.swap(card, owner, index, end)
-    raise _bad(text, f"unknown verb {words[0]!r}")
+    raise _bad(text, f"unknown verb {excerpt(words[0])}")
 
 
-__all__ = ["Move", "MoveKind", "MeldKind", "parse_move", "canonical_melds", "MOVE_FORMS"]
+_CARD_KINDS = (MoveKind.DISCARD, MoveKind.LAY_OFF, MoveKind.SWAP)
+_TARGET_KINDS = (MoveKind.LAY_OFF, MoveKind.SWAP)
+
+
+def _is_card(c: object) -> bool:
+    return type(c) is int and 0 <= c < NUM_CARD_TYPES  # type: ignore[operator]
+
+
+def check_well_formed(move: Move) -> None:
+    """Raise unless ``move`` is a well-formed move, the one representation of a move.
+
+    A move names card types 0..52 only, sets only the fields its kind has (the others
+    keep their defaults), and an opening holds :class:`Meld` values in canonical form
+    (:func:`canonical_melds`).  Otherwise ``Game.apply`` would take moves that
+    ``legal_moves()`` never lists and whose notation replays as another move.  These are
+    representation errors, not rulings.  Cheap ``type``/``isinstance`` checks: it runs
+    on every ``apply``.
+
+    Raises:
+        ArgumentTypeError: ``move`` is not a :class:`Move` (e.g. a string: see
+            :func:`parse_move` and ``Game.push``).
+        MalformedMoveError: a field that no move of its kind has.
+    """
+    if type(move) is not Move:
+        hint = " (parse notation with parse_move, or use Game.push)" if isinstance(move, str) else ""
+        raise ArgumentTypeError(f"move must be a Move, got {described(move)}{hint}")
+    kind = move.kind
+    if type(kind) is not MoveKind:
+        raise MalformedMoveError(f"a move's kind must be a MoveKind ({', '.join(k.name for k in MoveKind)}), got {described(kind)}")
+    if kind in _CARD_KINDS:
+        if not _is_card(move.card):
+            raise MalformedMoveError(f"a {kind.name} move names a card type 0..52, got {described(move.card)}")
+    elif move.card != -1:
+        raise MalformedMoveError(f"a {kind.name} move has no card (card=-1), got card={excerpt(move.card)}")
+    if kind in _TARGET_KINDS:
+        if type(move.owner) is not int or type(move.index) is not int:
+            raise MalformedMoveError(
+                f"a {kind.name} move names its meld by int owner and index, got {excerpt(move.owner)}.{excerpt(move.index)}"
+            )
+        if not (move.end is None or type(move.end) is End) or (kind is MoveKind.SWAP and move.end is None):
+            raise MalformedMoveError(f"a {kind.name} move's end must be {'an End' if kind is MoveKind.SWAP else 'None or an End'}, got {described(move.end)}")
+    elif (move.owner, move.index, move.end) != (-1, -1, None):
+        raise MalformedMoveError(f"a {kind.name} move has no target meld or end, got {excerpt(move)}")
+    if kind is MoveKind.OPEN:
+        _check_opening_form(move)
+    elif move.melds != ():
+        raise MalformedMoveError(f"a {kind.name} move has no melds, got {excerpt(move.melds)}")
+
+
+def _check_opening_form(move: Move) -> None:
+    melds = move.melds
+    if type(melds) is not tuple:
+        raise MalformedMoveError(f"an opening's melds must be a tuple of Meld (use Move.open), got {described(melds)}")
+    for m in melds:
+        if type(m) is not Meld or type(m.kind) is not MeldKind or type(m.key) is not int or type(m.lo) is not int:
+            raise MalformedMoveError(f"an opening holds Meld values of a MeldKind with int key and lo, got {described(m)}")
+        if type(m.cards) is not tuple or not all(_is_card(c) for c in m.cards):
+            raise MalformedMoveError(f"meld cards must be a tuple of card types 0..52, got {excerpt(m.cards)}")
+    if canonical_melds(melds) != melds:
+        raise MalformedMoveError(
+            f"'{move}' is not in canonical form (a trio's naturals by suit then jokers, lo 0; "
+            f"trios before runs, each sorted): build openings with Move.open, which sorts them"
+        )
+
+
+__all__ = ["Move", "MoveKind", "MeldKind", "parse_move", "canonical_melds", "check_well_formed", "MOVE_FORMS"]

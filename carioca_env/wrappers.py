@@ -12,6 +12,16 @@ Rewards, terminations and truncations are always the learner's own.  The mask is
 by :meth:`CariocaSingleAgentEnv.action_masks` (what MaskablePPO calls) and in
 ``info["action_mask"]`` (unless ``mask_in_info=False``: SB3's ``DummyVecEnv`` deep-copies
 every info at every step, so training leaves the 2,191-entry mask out of it).
+
+Errors: the learner's action is checked by the AEC env before anything changes, so a
+refused action (:class:`~carioca_env.env.ActionTypeError` for a non-integer,
+:class:`~carioca_env.env.IllegalActionError` for one the mask does not offer) leaves the
+episode as it was and the learner may retry.  An error once the learner's action has
+been played (an opponent policy that returns an illegal action or fails) is raised as
+:class:`OpponentError`; the episode is then broken (an opponent's turn is half done), so
+every later call but :meth:`~CariocaSingleAgentEnv.reset` raises
+:class:`EpisodeBrokenError` naming the first error, instead of playing the learner's
+next action for another seat.
 """
 
 from __future__ import annotations
@@ -26,11 +36,20 @@ from gymnasium import spaces
 
 from carioca_env.cards import PENALTY, full_deck
 from carioca_env.env import CariocaState, EnvConfig, raw_env
+from carioca_env.errors import CariocaError, InvalidConfigError, excerpt
 from carioca_env.observation import OBS_HIGH
-from carioca_env.errors import InvalidConfigError
 from carioca_env.openings import CONTRACTS
 
 ObsPolicy = Callable[[np.ndarray, np.ndarray], int]
+
+
+class OpponentError(CariocaError, RuntimeError):
+    """An opponent's policy failed or chose an action the env refused, inside ``step`` or
+    ``reset``; the cause is chained (``__cause__``)."""
+
+
+class EpisodeBrokenError(CariocaError, RuntimeError):
+    """A call after an error left the episode half played: only ``reset()`` is allowed."""
 
 
 class _Driver(ABC):
@@ -61,7 +80,7 @@ class _CallableDriver(_Driver):
         self.fn = fn
 
     def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
-        return int(self.fn(obs, mask))
+        return self.fn(obs, mask)  # no int(): the env checks the type (0.7 is no action 0)
 
 
 class _AgentDriver(_Driver):
@@ -139,7 +158,9 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         self.aec = raw_env(render_mode=render_mode, config=config, **options)
         self.config = self.aec.config
         n = self.config.num_players
-        if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+        if learner_seat is not None and not (
+            isinstance(learner_seat, int) and not isinstance(learner_seat, bool) and 0 <= learner_seat < n
+        ):
             raise InvalidConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat = learner_seat
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
@@ -152,6 +173,12 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(self.aec.layout.size,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.aec.table.size)
         self.seat = 0 if learner_seat is None else learner_seat
+        #: why the episode cannot go on (set by an error inside step or reset), or None
+        self._broken: str | None = "reset() has not been called yet"
+
+    def _usable(self) -> None:
+        if self._broken is not None:
+            raise EpisodeBrokenError(f"the episode cannot go on: {self._broken}; call reset()")
 
     @property
     def agent(self) -> str:
@@ -159,7 +186,12 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         return self.aec.possible_agents[self.seat]
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal-action mask (bool), as MaskablePPO expects."""
+        """The learner's legal-action mask (bool), as MaskablePPO expects.
+
+        Raises:
+            EpisodeBrokenError: before reset, or after an error inside step.
+        """
+        self._usable()
         return self.aec.action_mask(self.agent).astype(bool)
 
     #: fresh games tried by :meth:`reset` before giving up on the learner ever acting
@@ -179,14 +211,16 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         """
         super().reset(seed=seed)
         rng = self.np_random
+        self._broken = "the last reset() failed"
         for skipped in range(self.MAX_RESET_TRIES):
             if self.learner_seat is None:
                 self.seat = int(rng.integers(self.config.num_players))
             self.aec.reset(seed=int(rng.integers(2**62)), options=options)
             for d in self.drivers:
                 d.reset(int(rng.integers(2**62)))
-            self._play_others()
+            self._play_others_guarded()
             if not (self.aec.terminations[self.agent] or self.aec.truncations[self.agent]):
+                self._broken = None
                 obs, info = self._obs_info()
                 info["games_skipped"] = skipped
                 return obs, info
@@ -199,15 +233,37 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         raise RuntimeError(f"in {self.MAX_RESET_TRIES} fresh games the learner never got a turn")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Play the learner's action, then the opponents until the learner acts again."""
+        """Play the learner's action, then the opponents until the learner acts again.
+
+        Raises:
+            ActionTypeError, IllegalActionError: the learner's action is refused; nothing
+                changed, the learner may retry.
+            OpponentError: an opponent failed after the learner's action was played; the
+                episode is broken until ``reset()``.
+            EpisodeBrokenError: a step before ``reset()`` or after an error inside step.
+        """
+        self._usable()
         aec = self.aec
         if aec.terminations[self.agent] or aec.truncations[self.agent]:
             raise RuntimeError("the episode is over: call reset()")
-        aec.step(int(action))
+        aec.step(action)  # checks the type and the mask before anything changes
         reward = aec.rewards[self.agent]
-        reward += self._play_others()
+        reward += self._play_others_guarded()
         obs, info = self._obs_info()
         return obs, float(reward), bool(aec.terminations[self.agent]), bool(aec.truncations[self.agent]), info
+
+    def _play_others_guarded(self) -> float:
+        """:meth:`_play_others`; an error there breaks the episode (see the module docstring)."""
+        try:
+            return self._play_others()
+        except BaseException as exc:
+            seat = self.aec.agent_selection
+            self._broken = f"{type(exc).__name__} while {seat} (an opponent) was playing: {excerpt(str(exc), 300)}"
+            if isinstance(exc, Exception):
+                raise OpponentError(
+                    f"the opponent at {seat} failed: {type(exc).__name__}: {exc}; the episode cannot go on, call reset()"
+                ) from exc
+            raise
 
     def _play_others(self) -> float:
         aec, me = self.aec, self.agent
@@ -216,14 +272,14 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         while aec.agent_selection != me and not (aec.terminations[me] or aec.truncations[me]):
             seat = aec.possible_agents.index(aec.agent_selection)
             driver = self.drivers[(seat - self.seat - 1) % n]
-            mask = aec.state.mask()  # type: ignore[union-attr]
-            obs = aec.state.observe(seat) if isinstance(driver, _CallableDriver) else None  # type: ignore[union-attr]
-            aec.step(driver(aec.state, seat, obs, mask))  # type: ignore[arg-type]
+            mask = aec.carioca_state.mask()  # type: ignore[union-attr]
+            obs = aec.carioca_state.observe(seat) if isinstance(driver, _CallableDriver) else None  # type: ignore[union-attr]
+            aec.step(driver(aec.carioca_state, seat, obs, mask))  # type: ignore[arg-type]
             reward += aec.rewards[me]
         return reward
 
     def _obs_info(self) -> tuple[np.ndarray, dict[str, Any]]:
-        obs = self.aec.state.observe(self.seat)  # type: ignore[union-attr]
+        obs = self.aec.carioca_state.observe(self.seat)  # type: ignore[union-attr]
         info = dict(self.aec.infos[self.agent])
         if self.mask_in_info:
             info["action_mask"] = self.aec.action_mask(self.agent)
@@ -231,7 +287,11 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         return obs, info
 
     def render(self) -> str | np.ndarray | None:
-        """Render the table as the AEC env does; an ``rgb_array`` frame is the learner's view."""
+        """Render the table as the AEC env does; an ``rgb_array`` frame is the learner's view.
+
+        Refused, like every call but reset, once the episode is broken.
+        """
+        self._usable()
         if self.render_mode == "rgb_array":
             return self.aec.render(seat=self.seat)
         return self.aec.render()

@@ -71,6 +71,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from carioca_env.records import write_atomic
+from experiments.argtypes import check_writable_file
 from experiments.train import DEFAULT_N_ENVS, DEFAULT_VEC
 from experiments.train import TRAIN_SETTINGS as _TRAIN
 
@@ -1377,10 +1379,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     sections = tuple(args.only) if args.only else SECTIONS
     sections = tuple(s for s in SECTIONS if s in sections)
+    out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    check_writable_file(out, "--out")  # before minutes of measuring, not after
     doc = run_bench(sections, sizes, args.seed, repeats, progress=not args.no_progress, profile=args.profile)
     report(doc)
-    out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
+    write_atomic(out, json.dumps(doc, indent=1, default=str) + "\n")
     print(f"Results written to {out}")
     return 1 if doc["errors"] else 0

@@ -3,6 +3,12 @@
 Each sub-command lives in its own module of :mod:`experiments` that defines
 ``add_arguments(parser)`` and ``run(args) -> int``; this file only wires them up, and
 imports a module only when its sub-command runs (so ``carioca demo`` needs no torch).
+
+Errors take one path, :func:`run_command`: a project error, a ``ValueError`` or
+``TypeError`` from validation, an ``OSError`` on a path, or a missing optional package
+prints ``carioca COMMAND: error: ...`` (one paragraph, no traceback) on stderr and exits
+with status 1; Ctrl-C exits with 130; a closed pipe (``carioca replay ... | head``) exits
+quietly with 141.  Bad option values are argparse's: usage and status 2.
 """
 
 from __future__ import annotations
@@ -10,10 +16,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from carioca_env._version import __version__
+from carioca_env.errors import CariocaError
 from carioca_env.extras import MissingExtraError, explain
 
 #: sub-command -> (module, one-line help)
@@ -27,6 +35,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
     "serve": ("experiments.web.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
     "sweep": ("experiments.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
+}
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+#: longest error paragraph printed
+MESSAGE_CHARS = 2000
+
+#: error classes of modules that may not be imported (torch-backed ones), by module
+_LAZY_USER_ERRORS = {
+    "agents.ppo_agent": ("ModelLoadError",),
+    "experiments.tournament": ("TournamentError",),
+    "experiments.train": ("TrainError",),
 }
 
 
@@ -53,19 +74,58 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, str]]:
     return parser, modules
 
 
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that are the user's input, not a bug: reported without a traceback."""
+    classes: list[type[BaseException]] = [CariocaError, ValueError, TypeError, OSError, ImportError]
+    for module, names in _LAZY_USER_ERRORS.items():
+        loaded = sys.modules.get(module)
+        classes += [getattr(loaded, n) for n in names if loaded is not None and hasattr(loaded, n)]
+    return tuple(classes)
+
+
+def error_paragraph(exc: BaseException) -> str:
+    """The error as one bounded paragraph: its lines joined, its length cut."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
+
+
+def run_command(name: str, fn: Callable[[], int | None]) -> int:
+    """Run a sub-command's body through the one error-handling path (see the module docstring)."""
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        print(f"\ncarioca {name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader went away (| head): nothing more can be shown; keep the interpreter's
+        # final flush of stdout from raising again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except (MissingExtraError, ModuleNotFoundError) as exc:
+        # an optional extra that is not installed: say which one to install
+        hint = str(exc) if isinstance(exc, MissingExtraError) else explain(exc)
+        if hint is None:
+            raise  # a module of the project itself is missing: a bug, keep the traceback
+        print(f"carioca {name}: error: {hint}", file=sys.stderr)
+        return EXIT_ERROR
+    except user_errors() as exc:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        print(f"carioca {name}: error: {error_paragraph(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``carioca`` command line; returns the exit code."""
     parser, modules = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(importlib.import_module(modules[args.command]).run(args) or 0)
-    except (MissingExtraError, ModuleNotFoundError) as exc:
-        # an optional extra that is not installed: say which one, not a traceback
-        hint = str(exc) if isinstance(exc, MissingExtraError) else explain(exc)
-        if hint is None:
-            raise
-        print(f"carioca {args.command}: {hint}", file=sys.stderr)
-        return 2
+    return run_command(args.command, lambda: importlib.import_module(modules[args.command]).run(args))
 
 
 if __name__ == "__main__":

@@ -7,22 +7,23 @@ import random
 
 from carioca_env import Game, GameConfig, cards_str
 from carioca_env.game import Phase
+from experiments.argtypes import PLAYER_CHOICES, add_contracts_option, int_at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca demo``."""
-    parser.add_argument("--players", type=int, default=3, help="players at the table, 2-4 (default 3)")
-    parser.add_argument("--deals", type=int, nargs="+", default=[1], help="contracts to play (default: 1)")
+    parser.add_argument("--players", type=int, choices=PLAYER_CHOICES, default=3, help="players at the table, 2-4 (default 3)")
+    add_contracts_option(parser, [1], "contracts to play, in order (default: 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the players (default 0)")
-    parser.add_argument("--max-turns", type=int, default=400, help="stop printing after this many turns")
+    parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="stop printing after this many turns (default 400)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Play and print the demonstration game."""
-    game = Game(GameConfig(num_players=args.players, deals=tuple(args.deals)), seed=args.seed)
+    game = Game(GameConfig(num_players=args.players, deals=tuple(args.contracts)), seed=args.seed)
     rng = random.Random(args.seed)
     turns = 0
-    print(f"Carioca demo: {args.players} random players, deals {args.deals}, seed {args.seed}")
+    print(f"Carioca demo: {args.players} random players, contracts {args.contracts}, seed {args.seed}")
     while not game.game_over and turns < args.max_turns:
         if game.phase is Phase.DRAW:
             seat = game.current_player

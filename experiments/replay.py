@@ -2,27 +2,29 @@
 
 Every move is checked against the rules and the stored deal scores and totals against
 the replayed ones; a record that does not replay is refused with the move and the reason
-(exit code 1).  ``--seat S`` prints the game as seat S saw it: its own hand, the public
+(through the ``carioca`` error path: one paragraph on stderr, exit code 1).  ``--seat S`` prints the game as seat S saw it: its own hand, the public
 moves, never another hand or a card drawn from the stock.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from carioca_env import CariocaError, Game, RecordError
+from carioca_env.errors import excerpt
 from carioca_env.game import Phase
+from carioca_env.records import read_record
+from experiments.argtypes import int_at_least
 from experiments.textview import grouped_hand, view_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca replay``."""
     parser.add_argument("record", type=Path, help="a game record (JSON) written by carioca play, a tournament or Game.save")
-    parser.add_argument("--seat", type=int, default=None, help="show the game from this seat's point of view only")
+    parser.add_argument("--seat", type=int_at_least(0), default=None, help="show the game from this seat's point of view only")
     parser.add_argument("--quiet", action="store_true", help="only check the record and print the result")
 
 
@@ -30,12 +32,9 @@ def load_record(path: Path) -> dict[str, Any]:
     """Read a record file (JSON).
 
     Raises:
-        RecordError: the file cannot be read or is not JSON.
+        RecordError: the file cannot be read, is not JSON, or nests too deeply.
     """
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
+    return read_record(path)
 
 
 def replay(record: dict[str, Any], out: TextIO, seat: int | None = None, quiet: bool = False) -> Game:
@@ -61,8 +60,8 @@ def replay(record: dict[str, Any], out: TextIO, seat: int | None = None, quiet: 
         results = len(game.deal_results)
         try:
             game.push(text)
-        except (CariocaError, ValueError) as exc:
-            raise RecordError(f"move {i + 1} {text!r} (seat {actor}) does not replay: {exc}") from exc
+        except CariocaError as exc:
+            raise RecordError(f"move {i + 1} {excerpt(text)} (seat {actor}) does not replay: {exc}") from exc
         write(f"  seat {actor}: {text}\n")
         if len(game.deal_results) > results:
             r = game.deal_results[-1]
@@ -75,11 +74,10 @@ def replay(record: dict[str, Any], out: TextIO, seat: int | None = None, quiet: 
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Replay the record named on the command line."""
-    out = out or sys.stdout
-    try:
-        replay(load_record(args.record), out, args.seat, args.quiet)
-    except RecordError as exc:
-        out.write(f"refused: {exc}\n")
-        return 1
+    """Replay the record named on the command line.
+
+    Raises:
+        RecordError: the record is refused (the ``carioca`` error path reports it).
+    """
+    replay(load_record(args.record), out or sys.stdout, args.seat, args.quiet)
     return 0

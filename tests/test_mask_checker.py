@@ -38,6 +38,7 @@ from checker import (  # noqa: E402
 from random_play import BiasedPolicy  # noqa: E402
 
 from carioca_env import End, Game, GameConfig, IllegalMoveError, Meld, MeldKind, Move, MoveKind, Phase, stack_deck  # noqa: E402
+from carioca_env.errors import MalformedMoveError  # noqa: E402
 from carioca_env.melds import TableMeld  # noqa: E402
 
 ENDS = (None, End.LOW, End.HIGH)
@@ -273,6 +274,24 @@ def candidates(game: Game, state: State, rng: random.Random) -> list[Move]:
 # ---------------------------------------------------------------- the property
 
 
+def check_well_formed_ok(m: Move) -> bool:
+    """Whether ``m`` is the one representation of a move, judged independently of the
+    engine: card types 0..52 where the kind has a card, defaults elsewhere, an opening's
+    trios sorted with lo 0 and its melds sorted."""
+    has_card = m.kind in (MoveKind.DISCARD, MoveKind.LAY_OFF, MoveKind.SWAP)
+    has_target = m.kind in (MoveKind.LAY_OFF, MoveKind.SWAP)
+    if has_card != (m.card != -1) or has_card and not 0 <= m.card <= JOKER:
+        return False
+    if not has_target and (m.owner, m.index, m.end) != (-1, -1, None):
+        return False
+    if m.kind is not MoveKind.OPEN:
+        return not m.melds
+    if any(not 0 <= c <= JOKER for x in m.melds for c in x.cards):
+        return False
+    trios_ok = all(x.kind is MeldKind.RUN or (x.lo == 0 and list(x.cards) == sorted(x.cards)) for x in m.melds)
+    return trios_ok and list(m.melds) == sorted(m.melds)
+
+
 class Tally(Counter):
     """Counts of what was checked."""
 
@@ -331,9 +350,13 @@ def check_state(game: Game, rng: random.Random, tally: Tally, apply_illegal: int
     opening_like = [m for m in illegal if m.kind is MoveKind.OPEN]
     sample = rng.sample(illegal, min(apply_illegal, len(illegal))) + opening_like[:apply_illegal]
     for m in sample:
-        with pytest.raises(IllegalMoveError) as info:
+        # a ruling names its rule; a value that is no move at all is a representation error
+        with pytest.raises((IllegalMoveError, MalformedMoveError)) as info:
             game.apply(m)
-        assert info.value.rule.startswith("R"), f"'{m}' refused without naming a ruling: {info.value}"
+        if isinstance(info.value, IllegalMoveError):
+            assert info.value.rule.startswith("R"), f"'{m}' refused without naming a ruling: {info.value}"
+        else:
+            assert not check_well_formed_ok(m), f"well-formed {m!r} refused as malformed: {info.value}"
         assert deep_state(game) == before, f"refused move '{m}' changed the state"
 
     tally["full_states"] += 1

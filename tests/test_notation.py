@@ -198,7 +198,7 @@ def test_legal_moves_of_random_games_round_trip():
         ("open / 8S 8H 8D", "separated by '/'", "open / 8S 8H 8D"),
         ("open 8S 8H 8D // 9S 9H 9D", "separated by '/'", "open 8S 8H 8D // 9S 9H 9D"),
         ("open 8S 8H", "opening meld", "8S 8H"),
-        ("open 8S 8H 8D 8C 8S", "opening meld", "8S 8H 8D 8C 8S"),
+        ("open 8S 8H 8D / 4S", "opening meld", "4S"),
         ("open 8S 8H 9D / 4S 5S 6S 7S", "not a trio", "8S 8H 9D"),
         ("open 8S 8H 8D / 4S 5S 7S 8S", "not a run", "4S 5S 7S 8S"),
         ("open 8S 8H 8D / 4S 5H 6S 7S", "not a run", "4S 5H 6S 7S"),

@@ -54,7 +54,7 @@ class ScriptedPerson(io.TextIOBase):
 
 
 def _args(tmp_path: Path, **over) -> argparse.Namespace:
-    base = dict(players=2, bots=["greedy"], deals=[1], seat=0, seed=3, save=tmp_path / "game.json")
+    base = dict(players=2, bots=["greedy"], contracts=[1], seat=0, seed=3, save=tmp_path / "game.json")
     base.update(over)
     return argparse.Namespace(**base)
 
@@ -149,8 +149,9 @@ def test_replay_refuses_edited_truncated_and_foreign_records(tmp_path: Path) -> 
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     out = io.StringIO()
-    assert replay.run(argparse.Namespace(record=bad, seat=None, quiet=True), out=out) == 1
-    assert out.getvalue().startswith("refused: cannot read a game record")
+    with pytest.raises(RecordError, match="cannot read a game record"):
+        replay.run(argparse.Namespace(record=bad, seat=None, quiet=True), out=out)
+    assert out.getvalue() == ""
 
 
 def test_tournament_keeps_sampled_records_that_replay(tmp_path: Path) -> None:

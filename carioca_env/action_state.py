@@ -1,0 +1,144 @@
+"""The decoding state of ``carioca_v0``: an engine game plus an opening being chosen meld
+by meld, the legal-action mask, and the checks of an action id.
+
+:class:`CariocaState` is what the environment steps (and what agents that act through
+action ids use), so the mask and the decoding live in one place.  :func:`action_id` is
+the one type check of an action: Python and numpy integers only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from carioca_env.actions import action_table
+from carioca_env.errors import ArgumentTypeError, IllegalMoveError, described, excerpt
+from carioca_env.game import Game, Phase
+from carioca_env.melds import Meld
+from carioca_env.moves import Move
+from carioca_env.observation import GameEncoder
+
+
+class IllegalActionError(IllegalMoveError):
+    """An action id that the mask does not offer to the acting agent."""
+
+
+class ActionTypeError(ArgumentTypeError):
+    """An action that is not an integer id (a float, a string, a list, a bool ...)."""
+
+
+def action_id(action: Any, size: int) -> int:
+    """``action`` as a Python int if it is an integer action id; the type check of every
+    action (cheap ``isinstance`` tests, Python ints first: this runs on every step).
+
+    Only the type is checked here; the range and the mask are the caller's.
+
+    Raises:
+        ActionTypeError: not a Python or numpy integer or a 0-d integer array (floats
+            are never truncated to an id, bools are not ids).
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer):
+        return int(action)
+    if (
+        isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
+    ) or (isinstance(action, int) and not isinstance(action, bool)):
+        return int(action)
+    raise ActionTypeError(
+        f"an action must be an integer id 0..{size - 1} (a Python or numpy integer), got {described(action)}"
+    )
+
+
+class CariocaState:
+    """The engine game plus an opening being chosen meld by meld: what the env decodes into.
+
+    Used by the environment and by agents that act through action ids, so the mask and
+    the decoding live in one place.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.table = action_table(game.num_players)
+        self.encoder = GameEncoder(game.num_players)
+        self.pending: list[Meld] = []
+        self._mask_key: tuple[int, int] | None = None
+        self._mask = np.zeros(self.table.size, dtype=np.int8)
+        self._melds_key = -1
+        self._melds: list[Move] = []
+
+    def _refresh(self) -> None:
+        moves_played = len(self.game.moves)
+        key = (moves_played, len(self.pending))
+        if key != self._mask_key:
+            self._mask_key = key
+            melds = None
+            if self.game.phase is Phase.PLAY:
+                # every meld step of an opening is the same position: generate its moves once
+                if self._melds_key != moves_played:
+                    self._melds_key = moves_played
+                    self._melds = self.game.meld_moves()
+                melds = self._melds
+            self._mask = self.table.game_mask(self.game, self.pending, melds)
+
+    def forget(self) -> None:
+        """Drop the cached mask and melding moves (after editing ``pending`` by hand, or to
+        time a mask built from scratch)."""
+        self._mask_key = None
+        self._melds_key = -1
+
+    def mask(self) -> np.ndarray:
+        """The legal-action mask of the seat to act (a fresh copy)."""
+        self._refresh()
+        return self._mask.copy()
+
+    def is_legal(self, action: int) -> bool:
+        """Whether the mask offers ``action`` (an int id; see :func:`action_id`)."""
+        self._refresh()
+        return 0 <= action < self.table.size and bool(self._mask[action])
+
+    def illegal(self, action: int | None) -> IllegalActionError:
+        """The error of an action id the mask does not offer (names it, the seat and phase)."""
+        phase = "choosing an opening" if self.pending else self.game.phase.value
+        if action is None:
+            shown = "None is the action of an agent that is done"
+        elif 0 <= action < self.table.size:
+            shown = self.table.action_to_string(action)
+        else:
+            shown = f"outside the action space 0..{self.table.size - 1}"
+        return IllegalActionError(
+            f"action {excerpt(action)} ({shown}) is not legal for seat {self.game.current_player} "
+            f"in phase {phase}; legal: {self.legal_strings()[:12]}",
+            "mask",
+        )
+
+    def step(self, action: int) -> Move | None:
+        """Play an action id for the seat to act; returns the engine move made, if any.
+
+        Raises:
+            ActionTypeError: the action is not an integer (see :func:`action_id`).
+            IllegalActionError: the mask does not offer the action (names it and the phase).
+        """
+        action = action_id(action, self.table.size)
+        if not self.is_legal(action):
+            raise self.illegal(action)
+        decoded = self.table.to_move(action, self.game.current_player)
+        if isinstance(decoded, Meld):
+            self.pending.append(decoded)
+            if len(self.pending) < self.game.contract.trios + self.game.contract.runs:
+                return None
+            decoded = Move.open(self.pending)
+            self.pending = []
+        self.game.apply(decoded)
+        return decoded
+
+    def legal_strings(self) -> list[str]:
+        """The legal actions in notation (for messages and people)."""
+        self._refresh()
+        return [self.table.action_to_string(int(a)) for a in np.flatnonzero(self._mask)]
+
+    def observe(self, seat: int) -> np.ndarray:
+        """The observation array of ``seat`` (the opening being chosen is the actor's only)."""
+        pending = self.pending if seat == self.game.current_player else ()
+        return self.encoder.encode(self.game, seat, pending)
