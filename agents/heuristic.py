@@ -71,6 +71,30 @@ DEFAULT_PARAMS: dict[str, float] = {
 }
 
 
+#: The hand-set weights of the first version (``heuristic:preset=v1``).
+V1_PARAMS: dict[str, float] = dict(DEFAULT_PARAMS)
+
+#: Named weight sets (``heuristic:preset=NAME``); ``tuned`` comes from
+#: ``carioca tune-heuristic`` (see :mod:`experiments.tune_heuristic`).
+PRESETS: dict[str, dict[str, float]] = {"v1": V1_PARAMS, "tuned": dict(DEFAULT_PARAMS)}
+
+
+def _heuristic_params() -> dict:
+    from agents.registry import Param
+
+    out = {"preset": Param(str, "tuned", "named weight set", choices=tuple(PRESETS))}
+    for key in DEFAULT_PARAMS:
+        out[key] = Param(float, None, f"weight {key} (default: the preset's)")
+    return out
+
+
+def make_heuristic(seed: int = 0, preset: str = "tuned", **weights: float | None) -> HeuristicAgent:
+    """Registry factory: ``heuristic``, ``heuristic:preset=v1``, ``heuristic:w_def=12,...``."""
+    params = dict(PRESETS[preset])
+    params.update({k: v for k, v in weights.items() if v is not None})
+    return HeuristicAgent(seed, params)
+
+
 class HeuristicAgent(SeededAgent):
     """The deficiency-based scripted player (see the module docstring)."""
 
@@ -226,6 +250,21 @@ class HeuristicAgent(SeededAgent):
         discards = [m for m in legal if m.kind is MoveKind.DISCARD]
         if len(discards) == 1:
             return discards[0]
+        return self._pick_min(self._opened_scores(view, discards))
+
+    def ranked_discards(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+        """The discards of ``legal``, best first by this agent's cost (for search's
+        candidate moves); before opening, candidates pruned as hopeless come last."""
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        if view.opened[view.seat]:
+            scored = self._opened_scores(view, discards)
+        else:
+            by_card = {m.card: m for m in discards}
+            scored = [(cost, by_card[c]) for cost, c in self._closed_costs(view, view.hand_counts, unseen_counts(view))]
+        ranked = [m for _, m in sorted(scored, key=lambda x: (x[0], x[1].card))]
+        return ranked + [m for m in discards if m not in ranked]
+
+    def _opened_scores(self, view: PlayerView, discards: list[Move]) -> list[tuple[float, Move]]:
         table = sim_table(view)
         unseen = unseen_counts(view)
         jokers = view.hand_counts[JOKER]
@@ -241,7 +280,7 @@ class HeuristicAgent(SeededAgent):
             if feed_open:
                 cost += self._feed_cost(c, table, True, (), (), nxt_size, hand_pen - PENALTY[c])
             scored.append((cost, m))
-        return self._pick_min(scored)
+        return scored
 
     # ------------------------------------------------------------------ before opening
 
@@ -351,3 +390,7 @@ class HeuristicAgent(SeededAgent):
         if nxt_discarded[c]:
             cost -= 0.5 * p["w_feed_suit"]
         return cost
+
+
+#: The spec keys of ``heuristic`` (agents.registry.Param values).
+HEURISTIC_PARAMS = _heuristic_params()

@@ -71,6 +71,7 @@ from carioca_env.game import (
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
+from carioca_env.position import InvalidPositionError, Position
 
 __all__ = [
     "CONTRACTS",
@@ -85,6 +86,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidConfigError",
     "InvalidNotationError",
+    "InvalidPositionError",
     "Meld",
     "MeldKind",
     "MisdealError",
@@ -92,6 +94,7 @@ __all__ = [
     "MoveKind",
     "Phase",
     "PlayerView",
+    "Position",
     "PublicEvent",
     "RecordError",
     "card_str",
