@@ -74,9 +74,15 @@ DEFAULT_PARAMS: dict[str, float] = {
 #: The hand-set weights of the first version (``heuristic:preset=v1``).
 V1_PARAMS: dict[str, float] = dict(DEFAULT_PARAMS)
 
-#: Named weight sets (``heuristic:preset=NAME``); ``tuned`` comes from
-#: ``carioca tune-heuristic`` (see :mod:`experiments.tune_heuristic`).
-PRESETS: dict[str, dict[str, float]] = {"v1": V1_PARAMS, "tuned": dict(DEFAULT_PARAMS)}
+#: Weights found by ``carioca tune-heuristic`` (see :mod:`experiments.tune_heuristic`):
+#: per contract group, over the default weights.  Empty until a tuning run is adopted.
+TUNED_BY_DEAL: dict[int, dict[str, float]] = {}
+
+#: Named weight sets (``heuristic:preset=NAME``): (weights, per-contract overrides).
+PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
+    "v1": (V1_PARAMS, {}),
+    "tuned": (DEFAULT_PARAMS, TUNED_BY_DEAL),
+}
 
 
 def _heuristic_params() -> dict:
@@ -90,9 +96,10 @@ def _heuristic_params() -> dict:
 
 def make_heuristic(seed: int = 0, preset: str = "tuned", **weights: float | None) -> HeuristicAgent:
     """Registry factory: ``heuristic``, ``heuristic:preset=v1``, ``heuristic:w_def=12,...``."""
-    params = dict(PRESETS[preset])
-    params.update({k: v for k, v in weights.items() if v is not None})
-    return HeuristicAgent(seed, params)
+    base, by_deal = PRESETS[preset]
+    given = {k: v for k, v in weights.items() if v is not None}
+    # weights given in the spec apply in every contract
+    return HeuristicAgent(seed, {**base, **given}, {k: {**v, **given} for k, v in by_deal.items()})
 
 
 class HeuristicAgent(SeededAgent):
@@ -100,16 +107,26 @@ class HeuristicAgent(SeededAgent):
 
     name = "heuristic"
 
-    def __init__(self, seed: int = 0, params: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        params: dict[str, float] | None = None,
+        by_deal: dict[int, dict[str, float]] | None = None,
+    ) -> None:
+        """``params`` override :data:`DEFAULT_PARAMS`; ``by_deal[k]`` overrides those
+        again in contract ``k`` (the trio contracts want other weights than the runs)."""
         super().__init__(seed)
-        self.p = dict(DEFAULT_PARAMS)
+        self._base = dict(DEFAULT_PARAMS)
         if params:
-            self.p.update(params)
+            self._base.update(params)
+        self._by_deal = {k: {**self._base, **v} for k, v in (by_deal or {}).items()}
+        self.p = self._base
 
     # ------------------------------------------------------------------ protocol
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` from the seat's view only."""
+        self.p = self._by_deal.get(view.deal, self._base)
         kinds = {m.kind for m in legal}
         if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
             return self._draw(view, legal)
@@ -255,6 +272,7 @@ class HeuristicAgent(SeededAgent):
     def ranked_discards(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
         """The discards of ``legal``, best first by this agent's cost (for search's
         candidate moves); before opening, candidates pruned as hopeless come last."""
+        self.p = self._by_deal.get(view.deal, self._base)
         discards = [m for m in legal if m.kind is MoveKind.DISCARD]
         if view.opened[view.seat]:
             scored = self._opened_scores(view, discards)

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("experiments.replay", "replay and check a saved game record"),
     "train": ("experiments.train", "train a MaskablePPO agent"),
     "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
+    "tune-heuristic": ("experiments.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
 
