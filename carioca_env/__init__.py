@@ -22,12 +22,15 @@ Public names:
   ``table_melds()``, ``stock_size``, ``discard``, ``deal_number``, ``contract``,
   ``deal_results``, ``totals``, ``game_over``, ``winners``), ``legal_moves()``,
   ``apply(move)``, ``view(seat)`` (a :class:`PlayerView`), ``from_deck`` for stacked
-  deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``.
+  deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``;
+  ``clone()`` (an independent copy, far cheaper than deepcopy), ``determinize(seat,
+  rng)`` (:mod:`carioca_env.determinize`) and ``from_position`` (a validated
+  :class:`Position`, :mod:`carioca_env.position`).
 - :class:`GameConfig`: the rule options (players, which deals).
 - :func:`enumerate_openings`, :data:`CONTRACTS`.
 - Errors: :class:`CariocaError` and its subclasses :class:`IllegalMoveError` (with the
   ruling broken in ``.rule``), :class:`InvalidNotationError`, :class:`MisdealError`,
-  :class:`InvalidConfigError`, :class:`RecordError`.
+  :class:`InvalidConfigError`, :class:`RecordError`, :class:`InvalidPositionError`.
 
 The PettingZoo environment lives in :mod:`carioca_env.carioca_v0` (imported lazily so
 that the engine has no RL dependency).
