@@ -153,3 +153,14 @@ def test_rollout_value_is_the_deal_penalty_difference() -> None:
     assert single.game_over
     scores = single.deal_results[-1].scores
     assert value == scores[1] - scores[0]
+
+
+def test_search_keeps_the_heuristic_move_unless_another_is_clearly_better() -> None:
+    agent = SearchAgent(seed=0, sims=4, z=1.5)
+    base = [0.0, 10.0, -10.0, 5.0, -5.0, 0.0]
+    noisy = [b + d for b, d in zip(base, [8.0, -6.0, 7.0, -5.0, 6.0, -4.0])]  # mean +1, large spread
+    clear = [b + d for b, d in zip(base, [3.0, 4.0, 3.5, 4.5, 3.0, 4.0])]  # mean +3.7, small spread
+    assert agent.choose([base, noisy]) == 0
+    assert agent.choose([base, noisy, clear]) == 2
+    assert agent.choose([base, [b - 1 for b in base]]) == 0
+    assert SearchAgent(seed=0, sims=4, z=0.0).choose([base, noisy]) == 1  # z=0: the plain argmax
