@@ -74,9 +74,30 @@ DEFAULT_PARAMS: dict[str, float] = {
 #: The hand-set weights of the first version (``heuristic:preset=v1``).
 V1_PARAMS: dict[str, float] = dict(DEFAULT_PARAMS)
 
-#: Weights found by ``carioca tune-heuristic`` (see :mod:`experiments.tune_heuristic`):
-#: per contract group, over the default weights.  Empty until a tuning run is adopted.
-TUNED_BY_DEAL: dict[int, dict[str, float]] = {}
+#: Weights found by ``carioca tune-heuristic`` for the trio contracts 1 and 4 (one
+#: heuristic at a table of greedy players, 2-4 players, tuning decks of seed 0):
+#: ``carioca tune-heuristic --contracts 1 4 --players 2 3 4 --trials 50 --decks 16 --seed 0``
+#: (trial 46: -5.96 points per deal against greedy on the tuning
+#: decks, from -4.49 with the v1 weights).  Against greedy's pair hoarding it
+#: weighs the deficiency more and the outs less, and avoids feeding a rank the next
+#: player took from the pile more.
+TUNED_TRIOS: dict[str, float] = {
+    "w_def": 13.7169,
+    "w_out": 0.0787,
+    "w_out_cap": 11.6026,
+    "w_pen": 0.0031,
+    "w_pen_danger": 0.526,
+    "w_feed_open": 3.7085,
+    "w_feed_close": 0.0562,
+    "w_feed_rank": 5.6168,
+    "w_feed_suit": 0.1472,
+    "w_table_keep": 0.8462,
+    "w_ext": 0.6595,
+    "w_pot": 6.7953,
+}
+
+#: Per-contract weights of the ``tuned`` preset (contracts not listed use DEFAULT_PARAMS).
+TUNED_BY_DEAL: dict[int, dict[str, float]] = {1: TUNED_TRIOS, 4: TUNED_TRIOS}
 
 #: Named weight sets (``heuristic:preset=NAME``): (weights, per-contract overrides).
 PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
