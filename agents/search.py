@@ -45,9 +45,12 @@ from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.registry import Param
 
-#: Rollouts per decision by default: chosen with ``carioca bench``-style timing so that a
-#: 2-player game averages at most 0.5 s per decision on the project's 2-core machine
-#: (see the README's search figures).
+#: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
+#: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts
+#: 1, 4, 7, one search seat against the heuristic) averaged 0.25 s per decision of the
+#: search seat, forced moves included (0.10 s in contract 1, 0.50 s in contract 7), so 32
+#: stays under 0.5 s on average.  Under heavy load (the machine shared by other jobs) it
+#: is many times slower: ``carioca bench --only clone`` measures it.
 DEFAULT_SIMS = 32
 
 #: Rollouts at most when a time budget (``ms``) is set.
