@@ -21,6 +21,12 @@ def test_spec_keys_are_typed() -> None:
     assert (agent.sims, agent.top, agent.rollout_spec, agent.ms) == (7, 2, "greedy", 0.0)
     assert agent.name == "search:sims=7,top=2,rollout=greedy"
     assert make_agent("search:ms=300,rollout=greedy").ms == 300.0
+    from agents.greedy import GreedyAgent
+
+    assert all(isinstance(p, GreedyAgent) for p in agent.policies)
+    assert all(isinstance(p, HeuristicAgent) for p in make_agent("search").policies)
+    with pytest.raises(SpecError, match="unknown agent 'nosuch'"):
+        make_agent("search:rollout=nosuch")
     h = make_agent("heuristic:preset=v1,w_def=12.5")
     assert isinstance(h, HeuristicAgent) and h.p["w_def"] == 12.5 and h.p["w_out"] == V1_PARAMS["w_out"]
 
