@@ -71,21 +71,83 @@ DEFAULT_PARAMS: dict[str, float] = {
 }
 
 
+#: The hand-set weights of the first version (``heuristic:preset=v1``).
+V1_PARAMS: dict[str, float] = dict(DEFAULT_PARAMS)
+
+#: Weights found by ``carioca tune-heuristic`` for the trio contracts 1 and 4 (one
+#: heuristic at a table of greedy players, 2-4 players, tuning decks of seed 0):
+#: ``carioca tune-heuristic --contracts 1 4 --players 2 3 4 --trials 50 --decks 16 --seed 0``
+#: (trial 46: -5.96 points per deal against greedy on the tuning
+#: decks, from -4.49 with the v1 weights).  Against greedy's pair hoarding it
+#: weighs the deficiency more and the outs less, and avoids feeding a rank the next
+#: player took from the pile more.
+TUNED_TRIOS: dict[str, float] = {
+    "w_def": 13.7169,
+    "w_out": 0.0787,
+    "w_out_cap": 11.6026,
+    "w_pen": 0.0031,
+    "w_pen_danger": 0.526,
+    "w_feed_open": 3.7085,
+    "w_feed_close": 0.0562,
+    "w_feed_rank": 5.6168,
+    "w_feed_suit": 0.1472,
+    "w_table_keep": 0.8462,
+    "w_ext": 0.6595,
+    "w_pot": 6.7953,
+}
+
+#: Per-contract weights of the ``tuned`` preset (contracts not listed use DEFAULT_PARAMS).
+TUNED_BY_DEAL: dict[int, dict[str, float]] = {1: TUNED_TRIOS, 4: TUNED_TRIOS}
+
+#: Named weight sets (``heuristic:preset=NAME``): (weights, per-contract overrides).
+PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
+    "v1": (V1_PARAMS, {}),
+    "tuned": (DEFAULT_PARAMS, TUNED_BY_DEAL),
+}
+
+
+def _heuristic_params() -> dict:
+    from agents.registry import Param
+
+    out = {"preset": Param(str, "tuned", "named weight set", choices=tuple(PRESETS))}
+    for key in DEFAULT_PARAMS:
+        out[key] = Param(float, None, f"weight {key} (default: the preset's)")
+    return out
+
+
+def make_heuristic(seed: int = 0, preset: str = "tuned", **weights: float | None) -> HeuristicAgent:
+    """Registry factory: ``heuristic``, ``heuristic:preset=v1``, ``heuristic:w_def=12,...``."""
+    base, by_deal = PRESETS[preset]
+    given = {k: v for k, v in weights.items() if v is not None}
+    # weights given in the spec apply in every contract
+    return HeuristicAgent(seed, {**base, **given}, {k: {**v, **given} for k, v in by_deal.items()})
+
+
 class HeuristicAgent(SeededAgent):
     """The deficiency-based scripted player (see the module docstring)."""
 
     name = "heuristic"
 
-    def __init__(self, seed: int = 0, params: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        params: dict[str, float] | None = None,
+        by_deal: dict[int, dict[str, float]] | None = None,
+    ) -> None:
+        """``params`` override :data:`DEFAULT_PARAMS`; ``by_deal[k]`` overrides those
+        again in contract ``k`` (the trio contracts want other weights than the runs)."""
         super().__init__(seed)
-        self.p = dict(DEFAULT_PARAMS)
+        self._base = dict(DEFAULT_PARAMS)
         if params:
-            self.p.update(params)
+            self._base.update(params)
+        self._by_deal = {k: {**self._base, **v} for k, v in (by_deal or {}).items()}
+        self.p = self._base
 
     # ------------------------------------------------------------------ protocol
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` from the seat's view only."""
+        self.p = self._by_deal.get(view.deal, self._base)
         kinds = {m.kind for m in legal}
         if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
             return self._draw(view, legal)
@@ -226,6 +288,22 @@ class HeuristicAgent(SeededAgent):
         discards = [m for m in legal if m.kind is MoveKind.DISCARD]
         if len(discards) == 1:
             return discards[0]
+        return self._pick_min(self._opened_scores(view, discards))
+
+    def ranked_discards(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+        """The discards of ``legal``, best first by this agent's cost (for search's
+        candidate moves); before opening, candidates pruned as hopeless come last."""
+        self.p = self._by_deal.get(view.deal, self._base)
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        if view.opened[view.seat]:
+            scored = self._opened_scores(view, discards)
+        else:
+            by_card = {m.card: m for m in discards}
+            scored = [(cost, by_card[c]) for cost, c in self._closed_costs(view, view.hand_counts, unseen_counts(view))]
+        ranked = [m for _, m in sorted(scored, key=lambda x: (x[0], x[1].card))]
+        return ranked + [m for m in discards if m not in ranked]
+
+    def _opened_scores(self, view: PlayerView, discards: list[Move]) -> list[tuple[float, Move]]:
         table = sim_table(view)
         unseen = unseen_counts(view)
         jokers = view.hand_counts[JOKER]
@@ -241,7 +319,7 @@ class HeuristicAgent(SeededAgent):
             if feed_open:
                 cost += self._feed_cost(c, table, True, (), (), nxt_size, hand_pen - PENALTY[c])
             scored.append((cost, m))
-        return self._pick_min(scored)
+        return scored
 
     # ------------------------------------------------------------------ before opening
 
@@ -351,3 +429,7 @@ class HeuristicAgent(SeededAgent):
         if nxt_discarded[c]:
             cost -= 0.5 * p["w_feed_suit"]
         return cost
+
+
+#: The spec keys of ``heuristic`` (agents.registry.Param values).
+HEURISTIC_PARAMS = _heuristic_params()

@@ -1,24 +1,137 @@
-"""Agent specs as strings: ``make_agent("heuristic", seed=1)``.
+"""Agent specs as strings: ``make_agent("heuristic", seed=1)``, ``make_agent("search:sims=64")``.
 
-A spec is ``NAME`` or ``NAME:ARGUMENT`` (``ppo:models/contract3.zip``).  Modules add
-their agents with :func:`register`; the built-in ones are registered on import.  User
-code enters as a plugin (:mod:`agents.plugins`): ``py:MODULE:FACTORY[:KEY=VALUE,...]``
-or an installed entry point of the group ``carioca_env.agents``.
+Spec syntax (one for every agent)::
+
+    NAME                         the agent with its defaults
+    NAME:key=value,key=value     typed arguments (int, float, bool, str or one of a set)
+    NAME:VALUE                   a bare argument: the value of the agent's default key
+                                 (``ppo:models/contract1`` is ``ppo:path=models/contract1``)
+
+A value runs to the next comma, so it holds no comma (it may hold ``:`` and ``=`` after
+its key: ``search:rollout=ppo:models/contract1``).  A bare argument with no ``=`` is the
+whole text after the colon.  An unknown key, a value of the wrong type, a repeated key,
+or an argument given to an agent that takes none raises :class:`SpecError` naming the
+allowed keys with their types and defaults.
+
+Built-in agents and their keys (``available()``, ``describe(name)``):
+
+- ``random``, ``greedy``: no arguments.
+- ``heuristic``: ``preset`` (``tuned``, the default, or ``v1``, the hand-set weights of
+  the first version) and every weight of :data:`agents.heuristic.DEFAULT_PARAMS` as a
+  float (``heuristic:w_def=12,w_pen=0.05``).
+- ``search``: ``sims``, ``ms``, ``rollout``, ``top`` (see :mod:`agents.search`).
+- ``ppo``: ``path`` (default key): a trained model.
+
+Modules add agents with :func:`register`: ``register(name, factory)`` keeps the raw form
+(``factory(arg, seed)`` gets the text after the colon, unparsed); ``register(name,
+factory, params={...}, default_key=...)`` gets typed keywords, ``factory(seed=..., **kw)``.
+Names are resolved in :func:`_factory_for`.  User code enters as a plugin
+(:mod:`agents.plugins`): ``py:MODULE:FACTORY[:KEY=VALUE,...]`` names a factory in an
+importable module, and an installed entry point of the group ``carioca_env.agents``
+adds a name; both work in spawned worker processes and Ray workers, which an agent
+added with :func:`register` at run time does not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from agents.base import Agent
 
-#: name -> factory(argument, seed) -> Agent
-_FACTORIES: dict[str, Callable[[str, int], Agent]] = {}
+
+class SpecError(ValueError):
+    """An agent spec that does not parse or names an unknown agent, key or value."""
 
 
-def register(name: str, factory: Callable[[str, int], Agent]) -> None:
-    """Make ``name`` (and ``name:ARG``) a spec that builds an agent with ``factory(arg, seed)``."""
-    _FACTORIES[name] = factory
+def _parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
+
+
+_TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed argument of an agent spec.
+
+    Attributes:
+        type: ``int``, ``float``, ``str`` or ``bool``.
+        default: the value when the key is not given.
+        help: what it means.
+        choices: if set, the allowed values.
+        minimum: if set, the smallest allowed value (numbers).
+    """
+
+    type: type
+    default: Any
+    help: str = ""
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+
+    def parse(self, text: str) -> Any:
+        """The typed value of ``text``; raises ``ValueError`` saying what is expected."""
+        if self.type is bool:
+            value: Any = _parse_bool(text)
+        elif self.type is int:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(f"{text!r} is not an int") from None
+        elif self.type is float:
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"{text!r} is not a number") from None
+        else:
+            value = text
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{text!r} is not one of {', '.join(map(str, self.choices))}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"{text!r} is below the minimum {self.minimum:g}")
+        return value
+
+    def describe(self) -> str:
+        """``int, default 64`` style summary."""
+        kind = "|".join(map(str, self.choices)) if self.choices else _TYPE_NAMES.get(self.type, str(self.type))
+        return f"{kind}, default {self.default!r}"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    factory: Callable[..., Agent]
+    params: Mapping[str, Param] | None  # None: the raw form factory(arg, seed)
+    default_key: str | None
+
+
+#: name -> how to build it (filled by register(); built-ins on first use)
+_FACTORIES: dict[str, _Entry] = {}
+
+
+def register(
+    name: str,
+    factory: Callable[..., Agent],
+    params: Mapping[str, Param] | None = None,
+    default_key: str | None = None,
+) -> None:
+    """Make ``name`` a spec.
+
+    Without ``params``: ``factory(arg, seed)`` receives the raw text after the colon
+    (empty when there is none).  With ``params`` (possibly empty: no arguments):
+    ``factory(seed=seed, **values)`` receives every key typed, defaults filled in;
+    ``default_key`` is the key a bare argument sets.
+    """
+    if not isinstance(name, str) or not name or ":" in name or "," in name:
+        raise SpecError(f"an agent name is a non-empty string without ':' or ',', got {name!r}")
+    if params is not None and default_key is not None and default_key not in params:
+        raise SpecError(f"default_key {default_key!r} is not one of the keys {sorted(params)}")
+    _FACTORIES[name] = _Entry(factory, dict(params) if params is not None else None, default_key)
 
 
 def available() -> list[str]:
@@ -27,13 +140,88 @@ def available() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build the agent a spec names.
+def _keys_text(name: str, entry: _Entry) -> str:
+    if not entry.params:
+        return f"{name} takes no arguments"
+    keys = ", ".join(f"{k} ({p.describe()})" for k, p in entry.params.items())
+    bare = f"; a bare {name}:VALUE sets {entry.default_key}" if entry.default_key else ""
+    return f"allowed keys of {name}: {keys}{bare}"
+
+
+def describe(name: str) -> str:
+    """The keys an agent's spec takes, with types and defaults."""
+    return _keys_text(name, _factory_for(name, name))
+
+
+def _factory_for(name: str, spec: str) -> _Entry:
+    """The registered entry of ``name`` (the one place names are resolved)."""
+    _load_builtins()
+    entry = _FACTORIES.get(name)
+    if entry is None:  # an installed plugin (entry point group carioca_env.agents)?
+        from agents.plugins import entry_point_factory
+
+        factory = entry_point_factory(name)
+        if factory is not None:
+            return _Entry(factory, None, None)
+        raise SpecError(
+            f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} "
+            f"(written NAME or NAME:key=value,...; user code: py:MODULE:FACTORY, see agents.plugins)"
+        )
+    return entry
+
+
+def parse_args(name: str, arg: str, params: Mapping[str, Param], default_key: str | None) -> dict[str, Any]:
+    """The typed keywords of the argument text ``arg`` of agent ``name`` (see the module docstring).
 
     Raises:
-        ValueError: unknown name (the message lists the known ones).
+        SpecError: unknown key, bad value, repeated key, or arguments where none are taken.
     """
-    _load_builtins()
+    entry = _Entry(lambda **kw: None, params, default_key)  # for the error texts only
+    values = {k: p.default for k, p in params.items()}
+    if not arg:
+        return values
+    if not params:
+        raise SpecError(f"{name}:{arg}: {name} takes no arguments (write just {name!r})")
+    if "=" not in arg:
+        if default_key is None:
+            raise SpecError(f"{name}:{arg}: a bare argument needs key=value here; {_keys_text(name, entry)}")
+        items = [(default_key, arg)]
+    else:
+        items = []
+        for i, part in enumerate(arg.split(",")):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq:
+                if i == 0 and default_key is not None:
+                    items.append((default_key, part))
+                    continue
+                raise SpecError(f"{name}:{arg}: {part!r} is not key=value; {_keys_text(name, entry)}")
+            items.append((key, value.strip()))
+    seen = set()
+    for key, value in items:
+        if key not in params:
+            raise SpecError(f"{name}:{arg}: unknown key {key!r}; {_keys_text(name, entry)}")
+        if key in seen:
+            raise SpecError(f"{name}:{arg}: key {key!r} is given twice")
+        seen.add(key)
+        try:
+            values[key] = params[key].parse(value)
+        except ValueError as exc:
+            raise SpecError(f"{name}:{arg}: bad value for {key} ({params[key].describe()}): {exc}") from None
+    return values
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """Build the agent a spec names (syntax in the module docstring).
+
+    Raises:
+        TypeError: ``spec`` is not a string or ``seed`` not an int.
+        SpecError: unknown agent, key or value (the message lists what is allowed).
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"make_agent(spec): spec must be a string such as 'heuristic' or 'search:sims=64', got {spec!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"make_agent(seed): seed must be an int, got {seed!r}")
     if spec.startswith("py:"):  # user code named by the spec: agents.plugins
         from agents.plugins import make_py_agent
 
@@ -41,14 +229,11 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         agent.name = spec
         return agent
     name, _, arg = spec.partition(":")
-    factory = _FACTORIES.get(name)
-    if factory is None:  # an installed plugin (entry point group carioca_env.agents)?
-        from agents.plugins import entry_point_factory
-
-        factory = entry_point_factory(name)
-    if factory is None:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} (and NAME:ARG forms; user code: py:MODULE:FACTORY, see agents.plugins)")
-    agent = factory(arg, seed)
+    entry = _factory_for(name, spec)
+    if entry.params is None:
+        agent = entry.factory(arg, seed)
+    else:
+        agent = entry.factory(seed=seed, **parse_args(name, arg, entry.params, entry.default_key))
     agent.name = spec
     return agent
 
@@ -57,20 +242,23 @@ def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
     from agents.greedy import GreedyAgent
-    from agents.heuristic import HeuristicAgent
+    from agents.heuristic import HEURISTIC_PARAMS, make_heuristic
     from agents.random_agent import RandomAgent
+    from agents.search import SEARCH_PARAMS, SearchAgent
 
-    register("random", lambda arg, seed: RandomAgent(seed))
-    register("greedy", lambda arg, seed: GreedyAgent(seed))
-    register("heuristic", lambda arg, seed: HeuristicAgent(seed))
-    register("ppo", _make_ppo)
+    register("random", lambda seed: RandomAgent(seed), params={})
+    register("greedy", lambda seed: GreedyAgent(seed), params={})
+    register("heuristic", make_heuristic, params=HEURISTIC_PARAMS)
+    register("search", lambda seed, **kw: SearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
+    register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder")},
+             default_key="path")
 
 
-def _make_ppo(arg: str, seed: int) -> Agent:
+def _make_ppo(seed: int, path: str) -> Agent:
     # imported here: torch / sb3-contrib load only when a ppo agent is built
     from carioca_env.extras import require
 
     require("the ppo agent", "torch", "sb3_contrib")
     from agents.ppo_agent import make_ppo_agent
 
-    return make_ppo_agent(arg, seed)
+    return make_ppo_agent(path, seed)

@@ -40,7 +40,10 @@ Public names:
   ``table_melds()``, ``stock_size``, ``discard``, ``deal_number``, ``contract``,
   ``deal_results``, ``totals``, ``game_over``, ``winners``), ``legal_moves()``,
   ``apply(move)``, ``view(seat)`` (a :class:`PlayerView`), ``from_deck`` for stacked
-  deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``.
+  deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``;
+  ``clone()`` (an independent copy, far cheaper than deepcopy), ``determinize(seat,
+  rng)`` (:mod:`carioca_env.determinize`) and ``from_position`` (a validated
+  :class:`Position`, :mod:`carioca_env.position`).
 - :class:`GameConfig`: the rule options (players, which deals).
 - :func:`enumerate_openings`, :data:`CONTRACTS`.
 - :func:`register_envs` (``gymnasium.make("Carioca-v0")``, ``pettingzoo.make("aec",
@@ -49,7 +52,8 @@ Public names:
   ruling broken in ``.rule``), :class:`InvalidNotationError`, :class:`MisdealError`,
   :class:`InvalidConfigError`, :class:`RecordError`, and for values that are no input
   at all :class:`MalformedMoveError` (a ``Move`` that is no move),
-  :class:`ArgumentTypeError` (also a ``TypeError``) and :class:`InvalidArgumentError`.
+  :class:`ArgumentTypeError` (also a ``TypeError``) :class:`InvalidArgumentError`, and
+  :class:`InvalidPositionError` (a position that no game can reach).
 
 The PettingZoo environment lives in :mod:`carioca_env.carioca_v0` (imported lazily so
 that the engine has no RL dependency); registration with ``gymnasium.make`` and
@@ -100,6 +104,7 @@ from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
 from carioca_env.registration import register_envs, register_gymnasium, register_pettingzoo
+from carioca_env.position import InvalidPositionError, Position
 
 __all__ = [
     "CONTRACTS",
@@ -117,6 +122,7 @@ __all__ = [
     "InvalidConfigError",
     "InvalidNotationError",
     "MalformedMoveError",
+    "InvalidPositionError",
     "Meld",
     "MeldKind",
     "MisdealError",
@@ -124,6 +130,7 @@ __all__ = [
     "MoveKind",
     "Phase",
     "PlayerView",
+    "Position",
     "PublicEvent",
     "RecordError",
     "card_str",

@@ -351,12 +351,14 @@ def _config(config: Any) -> GameConfig:
     return config
 
 
-@dataclass
+@dataclass(frozen=True)
 class _DealStart:
-    """How the first deal is made: from the game's generator, or a given deck and dealer."""
+    """How the first deal is made: from the game's generator, a given deck and dealer, or
+    an explicit position (:mod:`carioca_env.position`).  Never mutated, so clones share it."""
 
-    deck: list[int] | None = None
+    deck: tuple[int, ...] | None = None
     dealer: int | None = None
+    position: Any = None
 
 
 class Game:
@@ -403,8 +405,60 @@ class Game:
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < cfg.num_players:
             raise InvalidConfigError(f"dealer must be a seat 0..{cfg.num_players - 1}, got {described(dealer)}")
         game = cls.__new__(cls)
-        game._setup(cfg, seed, _DealStart(list(deck), dealer))
+        game._setup(cfg, seed, _DealStart(tuple(deck), dealer))
         return game
+
+    @classmethod
+    def from_position(cls, position: Any, seed: int = 0) -> Game:
+        """A game set up at an explicit position (a :class:`carioca_env.position.Position`).
+
+        The position is validated first (see :func:`carioca_env.position.validate_position`);
+        later shuffles come from the game's generator seeded by ``seed``.
+
+        Raises:
+            InvalidPositionError: the position is not one a game can reach; the message
+                names what is wrong.
+        """
+        from carioca_env.position import game_from_position  # the position logic lives there
+
+        return game_from_position(position, seed, cls)
+
+    def clone(self) -> Game:
+        """An independent copy of the game that shares nothing mutable with it.
+
+        The state is flat lists of ints plus immutable values (moves, events, results,
+        melds' snapshots), so a clone is a handful of list copies: a tenth or less of
+        ``copy.deepcopy`` (``carioca bench --only clone``).  The clone's generator
+        continues from the same state, so both play on identically.
+        """
+        new = object.__new__(type(self))
+        d = self.__dict__.copy()
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        d["rng"] = rng
+        d["moves"] = self.moves.copy()
+        d["deal_results"] = self.deal_results.copy()
+        d["totals"] = self.totals.copy()
+        d["hands"] = [h.copy() for h in self.hands]
+        d["hand_sizes"] = self.hand_sizes.copy()
+        d["discard"] = self.discard.copy()
+        d["stock"] = self.stock.copy()
+        d["table"] = [[m.copy() for m in melds] for melds in self.table]
+        d["opened"] = self.opened.copy()
+        d["picked"] = [p.copy() for p in self.picked]
+        d["known"] = [k.copy() for k in self.known]
+        d["discarded"] = [x.copy() for x in self.discarded]
+        d["history"] = self.history.copy()
+        new.__dict__ = d
+        return new
+
+    def determinize(self, seat: int, rng: Any) -> Game:
+        """A full game consistent with everything ``seat`` knows, the unseen cards dealt
+        uniformly from ``rng`` (a ``random.Random`` or ``numpy.random.Generator``); see
+        :mod:`carioca_env.determinize`."""
+        from carioca_env.determinize import determinize
+
+        return determinize(self, seat, rng)
 
     def _setup(self, config: GameConfig, seed: int, start: _DealStart) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -424,30 +478,12 @@ class Game:
         self.table_version = 0
         self._snapshot_version = -1
         self._snapshot: tuple[tuple[Meld, ...], ...] = ()
-        self._legal: dict[Phase, Callable[[], list[Move]]] = {
-            Phase.DRAW: self._legal_draw,
-            Phase.PLAY: self._legal_play,
-            Phase.DISCARD: self._legal_discard,
-            Phase.GAME_OVER: lambda: [],
-        }
-        self._apply: dict[Phase, Callable[[Move], None]] = {
-            Phase.DRAW: self._apply_draw,
-            Phase.PLAY: self._apply_play,
-            Phase.DISCARD: self._apply_discard_phase,
-            Phase.GAME_OVER: self._apply_game_over,
-        }
-        self._play_moves: dict[MoveKind, Callable[[Move], None]] = {
-            MoveKind.OPEN: self._do_open,
-            MoveKind.LAY_OFF: self._do_lay_off,
-            MoveKind.SWAP: self._do_swap,
-            MoveKind.DISCARD: self._do_discard,
-        }
         if start.dealer is not None:
             self.dealer = start.dealer
         else:
             self.dealer = self.rng.randrange(self.num_players)  # R2: first dealer by lot
         self.first_dealer = self.dealer
-        self._deal(start.deck)
+        self._deal(None if start.deck is None else list(start.deck))
 
     # ------------------------------------------------------------------ dealing
 
@@ -534,7 +570,7 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to act, each distinct move once."""
-        return self._legal[self.phase]()
+        return self._LEGAL[self.phase](self)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal now (validated directly, like :meth:`apply`)."""
@@ -639,7 +675,7 @@ class Game:
             IllegalMoveError: the move is not legal now; the message names the rule.
         """
         check_well_formed(move)
-        self._apply[self.phase](move)
+        self._APPLY[self.phase](self, move)
         self.moves.append(move)
 
     def push(self, text: str) -> Move:
@@ -702,10 +738,10 @@ class Game:
 
     # play phase
     def _apply_play(self, move: Move) -> None:
-        handler = self._play_moves.get(move.kind)
+        handler = self._PLAY_MOVES.get(move.kind)
         if handler is None:
             raise self._wrong_phase(move)
-        handler(move)
+        handler(self, move)
 
     def _apply_discard_phase(self, move: Move) -> None:
         if move.kind is not MoveKind.DISCARD:
@@ -893,6 +929,31 @@ class Game:
         (Phase.DISCARD, MoveKind.DISCARD): _check_discard,
     }
 
+    # Dispatch tables live on the class (plain functions, called with the game), not on
+    # each instance: an instance then holds only data, so clone(), pickle and deepcopy
+    # need no bound methods or lambdas.
+    def _legal_game_over(self) -> list[Move]:
+        return []
+
+    _LEGAL: dict[Phase, Callable[[Game], list[Move]]] = {
+        Phase.DRAW: _legal_draw,
+        Phase.PLAY: _legal_play,
+        Phase.DISCARD: _legal_discard,
+        Phase.GAME_OVER: _legal_game_over,
+    }
+    _APPLY: dict[Phase, Callable[[Game, Move], None]] = {
+        Phase.DRAW: _apply_draw,
+        Phase.PLAY: _apply_play,
+        Phase.DISCARD: _apply_discard_phase,
+        Phase.GAME_OVER: _apply_game_over,
+    }
+    _PLAY_MOVES: dict[MoveKind, Callable[[Game, Move], None]] = {
+        MoveKind.OPEN: _do_open,
+        MoveKind.LAY_OFF: _do_lay_off,
+        MoveKind.SWAP: _do_swap,
+        MoveKind.DISCARD: _do_discard,
+    }
+
     # ------------------------------------------------------------------ records
 
     def to_record(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
@@ -908,6 +969,11 @@ class Game:
             "config": self.config.to_dict(),
             "seed": self.seed,
         }
+        if self._start.position is not None:
+            raise RecordError(
+                "a game set up from an explicit position has no replayable record "
+                "(a record replays from a deck); save the Position instead"
+            )
         if self._start.deck is not None:
             rec["deck"] = [card_str(c) for c in self._start.deck]
             rec["dealer"] = self._start.dealer

@@ -244,6 +244,13 @@ class TableMeld:
         """Position of a run's highest card."""
         return self.lo + len(self.cards) - 1
 
+    def copy(self) -> TableMeld:
+        """An independent copy (its own list of cards): what :meth:`Game.clone` needs."""
+        new = TableMeld.__new__(TableMeld)
+        new.kind, new.key, new.lo, new.owner = self.kind, self.key, self.lo, self.owner
+        new.cards = self.cards.copy()
+        return new
+
     def snapshot(self) -> Meld:
         """The meld as an immutable value."""
         return Meld(self.kind, self.key, self.lo, tuple(self.cards))

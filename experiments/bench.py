@@ -32,6 +32,9 @@ Sections (``--only``)
     ``reference``  OpenSpiel ``gin_rummy`` (``legal_actions`` + ``apply_action``, then
                    again with ``observation_tensor``) and RLCard ``gin-rummy``
                    (``env.step``, which encodes the state), when importable.
+    ``clone``      ``Game.clone()`` against ``copy.deepcopy`` and OpenSpiel's gin_rummy
+                   ``state.clone()``, pickling, determinization, heuristic rollouts and
+                   the search agent's time per decision (:mod:`experiments.bench_clone`).
     ``ppo``        MaskablePPO training steps per second on ``CariocaSingleAgentEnv``
                    with the library defaults and with :data:`TRAIN_SETTINGS`, the same on a
                    synthetic environment of identical spaces that costs nothing, and with
@@ -76,7 +79,7 @@ from experiments.argtypes import check_writable_file
 from experiments.train import DEFAULT_N_ENVS, DEFAULT_VEC
 from experiments.train import TRAIN_SETTINGS as _TRAIN
 
-SECTIONS = ("engine", "env", "masks", "reference", "ppo")
+SECTIONS = ("engine", "env", "masks", "reference", "clone", "ppo")
 FORMAT = "carioca-bench"
 VERSION = 1
 
@@ -158,6 +161,10 @@ class Sizes:
     )  # names of PPO_CONFIGS to measure
     ppo_repeats: int | None = 2  # cap on the repetitions of PPO measurements
     ppo_defaults_repeats: int | None = 1  # cap for ``real.defaults`` (torch's threads: the slowest)
+    clone_states_per_contract: int = 6  # mid-deal 2p states per contract (clone section)
+    clone_calls: int = 20  # timed calls per state and repetition
+    clone_search_decisions: int = 14  # states the search agent decides at (measured once)
+    clone_search_sims: int | None = None  # its budget (None: the agent's default)
 
 
 FULL = Sizes()
@@ -175,6 +182,9 @@ QUICK = Sizes(
     ppo_min_steps=0,
     ppo_configs=("real.defaults_1thread", "real.settings", "synthetic.settings"),
     ppo_repeats=1,
+    clone_states_per_contract=2,
+    clone_calls=10,
+    clone_search_decisions=4,
 )
 
 
@@ -943,6 +953,9 @@ def _ratio_specs(sizes: Sizes) -> list[tuple[str, str, str, str]]:
             ("env.p2/rlcard", "env.aec.p2", "ref.rlcard.steps", "RLCard env.step"),
             ("env.p2/openspiel_obs", "env.aec.p2", "ref.openspiel.decisions_obs", "OpenSpiel +obs tensor"),
         ]
+    from experiments.bench_clone import CLONE_RATIOS
+
+    specs += CLONE_RATIOS
     specs += [
         ("ppo.settings/defaults", "ppo.real.settings", "ppo.real.defaults", "defaults"),
         ("ppo.settings/defaults_1thread", "ppo.real.settings", "ppo.real.defaults_1thread", "defaults+1 thread"),
@@ -1125,6 +1138,10 @@ def build_units(sections: Sequence[str], sizes: Sizes, seed: int, messages: list
                 units += mask_units(sizes, seed)
             elif section == "reference":
                 units += reference_units(sizes, seed, messages)
+            elif section == "clone":  # experiments/bench_clone.py: what search pays per simulation
+                from experiments.bench_clone import clone_units
+
+                units += clone_units(sizes, seed, messages, Unit)
             elif section == "ppo":
                 units += ppo_units(sizes, seed)
             else:

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
     "serve": ("experiments.web.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
     "sweep": ("experiments.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
+    "tune-heuristic": ("experiments.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
 EXIT_ERROR = 1

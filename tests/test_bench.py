@@ -31,6 +31,10 @@ TINY = bench.Sizes(
     ppo_min_steps=0,
     ppo_configs=("real.settings", "synthetic.settings", "real.settings.1env"),
     ppo_repeats=1,
+    clone_states_per_contract=1,
+    clone_calls=2,
+    clone_search_decisions=2,
+    clone_search_sims=2,
 )
 
 
@@ -103,6 +107,21 @@ def test_references_or_install_hint(doc: dict) -> None:
         assert any("pip install .[bench]" in m and "RLCard" in m for m in doc["messages"])
     for r in doc["ratios"]:
         assert _positive(r["ratio"])
+
+
+def test_clone_section(doc: dict) -> None:
+    metrics = doc["metrics"]
+    for key in ("clone.deepcopy.p2", "clone.clone.p2", "clone.pickle.p2", "clone.determinize.p2",
+                "clone.rollout.heuristic.p2"):
+        assert len(metrics[key]["values"]) == 2 and all(_positive(v) for v in metrics[key]["values"]), key
+    search = metrics["clone.search.decision.p2"]
+    assert len(search["values"]) == 1 and _positive(search["median"])
+    assert search["extra"][0]["sims"] == 2 and search["extra"][0]["decisions"] == 2
+    ratios = {r["key"]: r for r in doc["ratios"]}
+    assert _positive(ratios["clone/deepcopy"]["ratio"])
+    if importlib.util.find_spec("pyspiel") is not None:
+        assert _positive(ratios["clone/openspiel"]["ratio"])
+        assert metrics["clone.openspiel"]["extra"][0]["states"] == metrics["clone.clone.p2"]["extra"][0]["states"]
 
 
 def test_table_mentions_every_metric(doc: dict) -> None:

@@ -1,0 +1,188 @@
+"""``search``: determinized Monte Carlo (PIMC) over the seat's view.
+
+For a decision with a real choice the agent
+  1. takes its candidate moves: in the draw phase, the stock and the top discard; for a
+     discard, the ``top`` discards the heuristic ranks best (progressive widening: the
+     rest are never better by the heuristic's own reckoning and would cost rollouts);
+     openings, lay-offs and joker swaps follow the heuristic (it opens as soon as it can
+     and sheds all it can, which search would confirm at a high price);
+  2. samples a determinization of the hidden cards from its own :class:`PlayerView` only
+     (:func:`carioca_env.determinize.determinize_view`: the unseen cards dealt uniformly
+     to the opponents' hidden cards and the stock, every known card kept in place), as a
+     one-deal game;
+  3. plays each candidate on a clone of that same determinization (common random
+     numbers: the candidates are compared on the same deals) and rolls the deal out to
+     its end with the rollout policy in every seat (the heuristic by default);
+  4. scores a rollout by the deal penalty difference, the mean penalty of the other
+     seats minus its own (a rollout cut off after ``max_turns`` is scored by the
+     penalties of the hands it reached), and plays the heuristic's move unless another
+     candidate beats it on the same determinizations by more than ``z`` standard errors
+     of the paired difference (then the best such one).  A plain argmax of the means was
+     measured worse than the heuristic itself at 32 rollouts (see the README): a deal's
+     penalty difference varies far more than the candidates differ.
+
+A decision with one legal move costs nothing.  The budget is ``sims`` rollouts per
+decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out until
+that many milliseconds have passed (at least one round of the candidates, at most 4,096
+rollouts), which is not reproducible across machines: a fixed ``sims`` is.
+
+Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
+``search:rollout=ppo:models/contract1,top=4``.  Everything random comes from the
+agent's seed (and :meth:`reset`): same seed, same view, same decision.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+from carioca_env import Game, Move, MoveKind, PlayerView
+from carioca_env.cards import hand_penalty
+from carioca_env.determinize import determinize_view
+
+from agents.base import Agent
+from agents.heuristic import HeuristicAgent
+from agents.registry import Param
+
+#: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
+#: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts
+#: 1, 4, 7, one search seat against the heuristic) averaged 0.25 s per decision of the
+#: search seat, forced moves included (0.10 s in contract 1, 0.50 s in contract 7), so 32
+#: stays under 0.5 s on average.  Under heavy load (the machine shared by other jobs) it
+#: is many times slower: ``carioca bench --only clone`` measures it.
+DEFAULT_SIMS = 32
+
+#: Rollouts at most when a time budget (``ms``) is set.
+MAX_TIMED_SIMS = 4096
+
+#: The spec keys of ``search`` (see :mod:`agents.registry`).
+SEARCH_PARAMS: dict[str, Param] = {
+    "sims": Param(int, DEFAULT_SIMS, "rollouts per decision, shared by the candidates", minimum=1),
+    "ms": Param(float, 0.0, "time budget per decision in milliseconds instead of sims (0: use sims)", minimum=0),
+    "rollout": Param(str, "heuristic", "agent spec playing every seat in the rollouts (heuristic, greedy, ppo:PATH)"),
+    "top": Param(int, 3, "discards evaluated: the heuristic's best ones", minimum=1),
+    "max_turns": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
+    "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
+}
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search from the seat's view (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        sims: int = DEFAULT_SIMS,
+        ms: float = 0.0,
+        rollout: str = "heuristic",
+        top: int = 3,
+        max_turns: int = 200,
+        z: float = 1.5,
+    ) -> None:
+        from agents.registry import make_agent  # the rollout policy is any registered agent
+
+        if sims < 1 or top < 1 or max_turns < 1 or ms < 0:
+            raise ValueError(f"sims, top and max_turns must be >= 1 and ms >= 0, got {sims}, {top}, {max_turns}, {ms}")
+        self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
+        self.rollout_spec = rollout
+        self.guide = HeuristicAgent(seed)
+        # one rollout agent per seat (built for 4; a table uses the first n)
+        self.policies: list[Agent] = [make_agent(rollout, seed + 1 + i) for i in range(4)]
+        self.reset(seed)
+        #: decisions searched / rollouts run since construction (for measurements)
+        self.searched = 0
+        self.rollouts = 0
+
+    def reset(self, seed: int) -> None:
+        """Reseed everything: the same seed gives the same decisions."""
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.guide.reset(seed)
+
+    # ------------------------------------------------------------------ protocol
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """Choose one of ``legal`` from the seat's view only."""
+        if len(legal) == 1:
+            return legal[0]
+        candidates = self.candidates(view, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        self.searched += 1
+        return candidates[self.choose(self.evaluate(view, candidates))]
+
+    def choose(self, samples: list[list[float]]) -> int:
+        """Index of the candidate to play: the heuristic's (0) unless another beats it on
+        the shared determinizations by more than ``z`` standard errors of the paired
+        difference (a noisy argmax over a few rollouts of a high-variance deal is worse
+        than the heuristic's own choice: measured, see the README)."""
+        base = samples[0]
+        best, best_gain = 0, 0.0
+        for i in range(1, len(samples)):
+            diffs = [a - b for a, b in zip(samples[i], base)]
+            m = len(diffs)
+            if m < 2:
+                continue
+            mean = sum(diffs) / m
+            var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
+            if mean > best_gain and mean > self.z * (var / m) ** 0.5:
+                best, best_gain = i, mean
+        return best
+
+    # ------------------------------------------------------------------ parts
+
+    def candidates(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+        """The moves worth searching, the heuristic's preferred one first."""
+        kinds = {m.kind for m in legal}
+        if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
+            choice = self.guide.act(view, legal)
+            return [choice] + [m for m in legal if m != choice]
+        choice = self.guide.act(view, legal)
+        if choice.kind is not MoveKind.DISCARD:
+            return [choice]  # open / lay off / swap: the heuristic's move
+        ranked = self.guide.ranked_discards(view, legal)[: self.top]
+        return [choice] + [m for m in ranked if m != choice][: self.top - 1]
+
+    def evaluate(self, view: PlayerView, candidates: list[Move]) -> list[list[float]]:
+        """Rollout values of each candidate, one per shared determinization, in order
+        (the first candidates may have one more than the last when the budget runs out)."""
+        k = len(candidates)
+        samples: list[list[float]] = [[] for _ in range(k)]
+        deadline = time.perf_counter() + self.ms / 1000.0 if self.ms > 0 else None
+        budget = MAX_TIMED_SIMS if deadline is not None else self.sims
+        done = 0
+        while done < budget:
+            det = determinize_view(view, self.rng)
+            policy_seed = self.rng.getrandbits(32)
+            for i, move in enumerate(candidates):
+                if done >= budget:
+                    break
+                game = det.clone()
+                game.apply(move)
+                samples[i].append(self.rollout(game, view.seat, policy_seed))
+                done += 1
+            if deadline is not None and time.perf_counter() >= deadline and len(samples[-1]) > 1:
+                break
+        self.rollouts += done
+        return samples
+
+    def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
+        """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""
+        n = game.num_players
+        policies = self.policies[:n]
+        for s, p in enumerate(policies):
+            p.reset(policy_seed + s)
+        limit = len(game.moves) + 4 * self.max_turns  # a turn is a few moves
+        while not game.game_over and len(game.moves) < limit:
+            legal = game.legal_moves()
+            s = game.current
+            game.apply(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal))
+        if game.game_over:
+            scores = game.deal_results[-1].scores
+        else:  # cut off: what each seat would pay now
+            scores = tuple(hand_penalty(game.hands[s]) for s in range(n))
+        others = (sum(scores) - scores[seat]) / (n - 1)
+        return others - scores[seat]
