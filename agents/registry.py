@@ -1,11 +1,11 @@
 """Agent specs as strings: ``make_agent("heuristic", seed=1)``, ``make_agent("search:sims=64")``.
 
-Spec syntax (one for every agent)::
+Spec syntax (one for every agent):
 
-    NAME                         the agent with its defaults
-    NAME:key=value,key=value     typed arguments (int, float, bool, str or one of a set)
-    NAME:VALUE                   a bare argument: the value of the agent's default key
-                                 (``ppo:models/contract1`` is ``ppo:path=models/contract1``)
+- ``NAME``: the agent with its defaults;
+- ``NAME:key=value,key=value``: typed arguments (int, float, bool, str or one of a set);
+- ``NAME:VALUE``: a bare argument, the value of the agent's default key
+  (``ppo:models/contract1`` is ``ppo:path=models/contract1``).
 
 A value runs to the next comma, so it holds no comma (it may hold ``:`` and ``=`` after
 its key: ``search:rollout=ppo:models/contract1``).  A bare argument with no ``=`` is the

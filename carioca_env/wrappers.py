@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carioca_env.cards import PENALTY, full_deck
+from carioca_env.action_state import action_id
 from carioca_env.env import CariocaState, EnvConfig, raw_env
 from carioca_env.errors import CariocaError, InvalidConfigError, excerpt
 from carioca_env.observation import OBS_HIGH
@@ -274,7 +275,14 @@ class CariocaSingleAgentEnv(gymnasium.Env):
             driver = self.drivers[(seat - self.seat - 1) % n]
             mask = aec.carioca_state.mask()  # type: ignore[union-attr]
             obs = aec.carioca_state.observe(seat) if isinstance(driver, _CallableDriver) else None  # type: ignore[union-attr]
-            aec.step(driver(aec.carioca_state, seat, obs, mask))  # type: ignore[arg-type]
+            state = aec.carioca_state
+            chosen = driver(state, seat, obs, mask)  # type: ignore[arg-type]
+            action = None if chosen is None else action_id(chosen, aec.table.size)
+            # an opponent's illegal action is a bug of the opponent, whatever illegal_action
+            # says (that option is the learner's): it must not end the episode as a penalty
+            if action is None or not state.is_legal(action):  # type: ignore[union-attr]
+                raise state.illegal(action)  # type: ignore[union-attr]
+            aec.step(action)
             reward += aec.rewards[me]
         return reward
 

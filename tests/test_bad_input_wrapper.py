@@ -78,7 +78,7 @@ def test_a_non_integer_learner_action_is_refused_and_the_learner_may_retry(actio
 
 
 def test_a_masked_out_learner_action_is_refused_and_changes_nothing() -> None:
-    env = CariocaSingleAgentEnv(deals=(1,))
+    env = CariocaSingleAgentEnv(deals=(1,), illegal_action="raise")  # the default penalizes and ends the episode
     env.reset(seed=2)
     before = _state(env)
     for bad in (int(np.flatnonzero(~env.action_masks())[0]), -1, 10**9, np.int64(2191)):

@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("carioca_env", "agents", "experiments")
-SHELL_COMMANDS = ("carioca", "make", "pip", "bash", "mkdocs", "tensorboard")
+SHELL_COMMANDS = ("carioca", "make", "pip", "bash", "mkdocs", "tensorboard", "python", "export", "ray")
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,14 @@ def markdown_blocks(path: Path) -> list[Block]:
 
 
 def _classify(code: str) -> str:
+    code = code.replace("\\\n", " ")  # a continued shell line is one command
     lines = [ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if lines and all(ln.split()[0] in SHELL_COMMANDS for ln in lines):
         return "bash"
     if code.lstrip().startswith("{"):
         return "json"
+    if re.match(r"\s*\[[\w.\"-]+\]\s*$", code.lstrip().splitlines()[0]):
+        return "toml"  # a pyproject.toml table
     return "python"
 
 
@@ -144,6 +147,11 @@ def test_json_block_parses(block: Block):
     assert isinstance(json.loads(block.code), dict)
 
 
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "toml"], ids=str)
+def test_toml_block_parses(block: Block):
+    assert tomllib.loads(block.code)
+
+
 def _makefile_targets() -> set[str]:
     return set(re.findall(r"^([\w.-]+):", (ROOT / "Makefile").read_text(), re.M))
 
@@ -173,13 +181,18 @@ def check_shell_line(line: str) -> None:
         assert extras <= _declared_extras(), f"undeclared extra in {line!r}"
     elif cmd == "bash":
         assert (ROOT / args[0]).is_file(), f"no script {args[0]}"
+    elif cmd == "python":
+        assert args[:1] == ["-m"] and importlib.util.find_spec(args[1]) is not None, f"no module to run in {line!r}"
+    elif cmd == "export":
+        assert all(re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", a) for a in args), f"not NAME=value in {line!r}"
     else:
         assert shutil.which(cmd) or (Path(sys.executable).parent / cmd).exists(), f"{cmd} is not installed"
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "bash"], ids=str)
 def test_shell_block_names_real_commands(block: Block):
-    for line in block.code.splitlines():
+    # a trailing backslash continues the command on the next line, as the shell reads it
+    for line in block.code.replace("\\\n", " ").splitlines():
         check_shell_line(line)
 
 
