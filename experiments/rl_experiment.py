@@ -46,6 +46,7 @@ from experiments.train import (
     TrainConfig,
     TrainError,
     _atomic_write,
+    check_writable,
     command_line,
     read_eval_csv,
     train,
@@ -76,18 +77,51 @@ def _trained_steps(model_dir: Path) -> int:
         return -1
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad numbers before anything is trained or written.
+
+    Raises:
+        TrainError: naming the option, what it got and what is allowed.
+    """
+    def count(name: str, value: Any, low: int) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise TrainError(f"--{name} must be an integer >= {low}, got {value!r}")
+
+    count("steps", args.steps, 1)
+    count("full-steps", args.full_steps, 1)
+    count("decks", args.decks, 1)
+    count("eval-every", args.eval_every, 0)
+    count("seed", args.seed, 0)
+    count("tournament-seed", args.tournament_seed, 0)
+    count("max-turns", args.max_turns, 1)
+    count("n-envs", args.n_envs, 1)
+    count("workers", args.workers, 1)
+    if args.players not in (2, 3, 4):
+        raise TrainError(f"--players must be 2, 3 or 4, got {args.players!r}")
+    bad = [k for k in args.contracts if k not in ALL_CONTRACTS]
+    if bad or not args.contracts:
+        raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
+    if not (isinstance(args.scale, (int, float)) and math.isfinite(args.scale) and args.scale > 0):
+        raise TrainError(f"--scale must be a number > 0, got {args.scale!r}")
+
+
 def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     """Run (or resume) the whole experiment into ``args.out``; returns the folder."""
     from experiments.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
+    check_arguments(args)
     size = dict(QUICK if args.quick else DEFAULTS)
     steps = int((args.steps or size["steps"]) * args.scale)
     full_steps = int((args.full_steps or size["full_steps"]) * args.scale)
     decks = max(1, int((args.decks or size["decks"]) * args.scale))
     eval_every = size["eval_every"] if args.eval_every is None else args.eval_every
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
     contracts = tuple(args.contracts)
     dirs = model_dirs(out, contracts, not args.no_full)
     _atomic_write(out / "experiment.json", (json.dumps({
