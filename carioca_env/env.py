@@ -42,7 +42,7 @@ from carioca_env.errors import IllegalMoveError, InvalidConfigError
 from carioca_env.game import Game, GameConfig, Phase
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
-from carioca_env.observation import OBS_HIGH, GameEncoder, obs_layout
+from carioca_env.observation import FEATURE_SETS, OBS_HIGH, GameEncoder, obs_layout
 
 REWARDS = ("penalty", "win")
 ILLEGAL = ("raise", "penalize")
@@ -67,6 +67,8 @@ class EnvConfig:
             and the episode terminates for everyone.
         illegal_reward: reward of an illegal action under ``"penalize"``.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
+        features: the observation variant: ``"base"`` (default) or ``"planning"``
+            (appends the hand's plan, :mod:`carioca_env.planning`).
     """
 
     num_players: int = 2
@@ -77,6 +79,7 @@ class EnvConfig:
     illegal_action: str = "raise"
     illegal_reward: float = -1.0
     render_all_hands: bool = False
+    features: str = "base"
     game: GameConfig = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +91,8 @@ class EnvConfig:
             raise InvalidConfigError(f"illegal_action must be one of {ILLEGAL}, got {self.illegal_action!r}")
         if self.max_turns is not None and (not isinstance(self.max_turns, int) or self.max_turns < 1):
             raise InvalidConfigError(f"max_turns must be a positive int or None, got {self.max_turns!r}")
+        if self.features not in FEATURE_SETS:
+            raise InvalidConfigError(f"features must be one of {FEATURE_SETS}, got {self.features!r}")
 
 
 class CariocaState:
@@ -97,10 +102,10 @@ class CariocaState:
     the decoding live in one place.
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, features: str = "base") -> None:
         self.game = game
         self.table = action_table(game.num_players)
-        self.encoder = GameEncoder(game.num_players)
+        self.encoder = GameEncoder(game.num_players, features)
         self.pending: list[Meld] = []
         self._mask_key: tuple[int, int] | None = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
@@ -195,7 +200,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self.table = action_table(n)
-        self.layout = obs_layout(n)
+        self.layout = obs_layout(n, config.features)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(low=0.0, high=OBS_HIGH, shape=(self.layout.size,), dtype=np.float32),
@@ -262,7 +267,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             game = Game.from_deck(deck, options.get("dealer", 0), self.config.game, game_seed)
         else:
             game = Game(self.config.game, game_seed)
-        self.state = CariocaState(game)
+        self.state = CariocaState(game, self.config.features)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -113,13 +113,14 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "max_grad_norm": 0.5,
     "reward_scale": 0.01,       # rewards are minus penalty / 100
     "max_turns": 300,           # turns per deal before truncation (R17)
+    "features": "base",         # observation variant: base, or planning (carioca_env.planning)
     # fine-tuning from an imitation model (--init); all off for a fresh model
     "kl_coef": 0.0,             # weight of KL(pi || pi_init) in the policy loss at step 0
     "kl_decay_steps": 0,        # ... decaying linearly to 0 over this many steps (0: constant)
     "value_warmup_updates": 0,  # first PPO updates train the value net only (policy frozen)
 }
 
-_FINE_TUNE_SETTINGS = ("kl_coef", "kl_decay_steps", "value_warmup_updates")
+_FINE_TUNE_SETTINGS = ("features", "kl_coef", "kl_decay_steps", "value_warmup_updates")
 
 #: Environments per run and how they are vectorized (``--n-envs``, ``--vec``).
 DEFAULT_N_ENVS = 8
@@ -151,14 +152,17 @@ class SettingSpec:
     ``None`` means unbounded.  ``net_arch`` is a list of layer widths (``kind="layers"``).
     """
 
-    kind: str  # "int", "float" or "layers"
+    kind: str  # "int", "float", "layers" or "choice"
     low: float | None = None
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    choices: tuple[str, ...] = ()
 
     def allowed(self) -> str:
         """The allowed values in words (for error messages)."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
         if self.kind == "layers":
             return "a comma-separated list of 1-8 layer widths, each an integer 1..4096 (e.g. 64,64)"
         def num(x: float) -> str:
@@ -175,6 +179,10 @@ class SettingSpec:
         def bad() -> TrainError:
             return TrainError(f"setting {key}: got {_excerpt(value)}; allowed: {self.allowed()}")
 
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise bad()
+            return value
         if self.kind == "layers":
             items = value.split(",") if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)) or not 1 <= len(items) <= 8:
@@ -241,6 +249,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
     "max_grad_norm": SettingSpec("float", 0, None, low_open=True),
     "reward_scale": SettingSpec("float", 0, None, low_open=True),
     "max_turns": SettingSpec("int", 1, 100_000),
+    "features": SettingSpec("choice", choices=("base", "planning")),
     "kl_coef": SettingSpec("float", 0, None),
     "kl_decay_steps": SettingSpec("int", 0, None),
     "value_warmup_updates": SettingSpec("int", 0, 10_000),
@@ -495,7 +504,7 @@ def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -
     ]
     env = CariocaSingleAgentEnv(
         EnvConfig(num_players=n, deals=config.deals, reward="penalty", reward_scale=s["reward_scale"],
-                  max_turns=s["max_turns"]),
+                  max_turns=s["max_turns"], features=s["features"]),
         opponents=opponents,
         learner_seat=None,
         mask_in_info=False,  # MaskablePPO asks action_masks(); DummyVecEnv deep-copies infos
@@ -963,7 +972,7 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
 
         def card(n: int) -> dict[str, Any]:
             return model_card(
-                config.players, contract=config.contract, deals=list(config.deals), steps=n,
+                config.players, features=config.merged_settings["features"], contract=config.contract, deals=list(config.deals), steps=n,
                 seed=config.seed, command=config.command or f"experiments.train.train({config.defining()})",
                 opponents=list(config.opponents),
                 self_play=config.self_play, n_envs=config.n_envs, settings=config.merged_settings,
