@@ -13,8 +13,10 @@ environment would present it: ``encode_observation(view, pending)`` and
 (``deterministic=True``).  An opening is chosen one meld per step as in the env; the
 agent loops until the contract's melds are chosen and returns the whole ``open`` move.
 
-``make_agent("ppo:models/contract1")`` (a folder holding ``model.zip``) or
-``make_agent("ppo:models/contract1/model.zip")`` builds one; loaded models are cached by
+``make_agent("ppo:contract1")`` (a model shipped in ``agents/models/``, by name:
+``contract<K>``, ``contract<K>-p4``, ``full``, ``full-p4``, from any working directory),
+``make_agent("ppo:runs/c1")`` (a folder holding ``model.zip``) or
+``make_agent("ppo:runs/c1/model.zip")`` builds one; loaded models are cached by
 path, size and modification time, so a tournament that builds an agent per deal loads
 the file once per process.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -104,9 +107,36 @@ def card_path(model_path: str | Path) -> Path:
     return Path(model_path).with_suffix(".json")
 
 
+#: The models shipped with the package: ``agents/models/<name>/model.zip`` (+ ``model.json``)
+SHIPPED_DIR = Path(__file__).resolve().parent / "models"
+#: A shipped model's name: ``contract<K>`` (2 players) or ``full``, with ``-p3`` / ``-p4``
+#: for 3 or 4 players.
+SHIPPED_NAME = re.compile(r"^(contract[1-7]|full)(-p[34])?$")
+
+
+def shipped_models() -> list[str]:
+    """The names of the models shipped with the package (``ppo:NAME`` loads one)."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / MODEL_FILE).exists() and SHIPPED_NAME.match(p.name))
+
+
 def resolve_model_path(path: str | Path) -> Path:
-    """A model file from a spec argument: a ``.zip``, a folder holding ``model.zip``, or a
-    path without the ``.zip`` suffix."""
+    """A model file from a spec argument: a shipped model's name (``contract3``,
+    ``contract3-p4``, ``full``, ``full-p4``: from the package, whatever the working
+    directory), a ``.zip``, a folder holding ``model.zip``, or a path without the
+    ``.zip`` suffix.
+
+    Raises:
+        ModelLoadError: a shipped-model name that is not shipped (the message lists those
+            that are).
+    """
+    if isinstance(path, str) and SHIPPED_NAME.match(path):
+        shipped = SHIPPED_DIR / path / MODEL_FILE
+        if not shipped.exists():
+            raise ModelLoadError(f"no shipped model named {path!r}; shipped: {', '.join(shipped_models()) or 'none'} "
+                                 f"(or give a path: ppo:PATH)")
+        return shipped
     p = Path(path).expanduser()
     if p.is_dir():
         return p / MODEL_FILE

@@ -256,6 +256,22 @@ SETTING_SPECS: dict[str, SettingSpec] = {
 }
 
 
+def init_settings(init: str) -> dict[str, Any]:
+    """``net_arch`` and ``features`` of an ``--init`` model's card: a run from it uses them
+    unless ``--set`` says otherwise (a missing card is reported when the model loads)."""
+    from agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
+
+    try:
+        card = read_card(resolve_model_path(init))
+    except ModelLoadError:
+        return {}
+    out: dict[str, Any] = {"features": card_features(card)}
+    arch = (card.get("settings") or {}).get("net_arch")
+    if arch:
+        out["net_arch"] = list(arch)
+    return out
+
+
 def check_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings with every value converted and range-checked.
 
@@ -369,7 +385,10 @@ class TrainConfig:
                 raise TrainError(f"{name}: every entry must be an agent spec string, got {_excerpt(bad[0])}")
         if self.init is not None and not isinstance(self.init, str):
             raise TrainError(f"--init must be a model path or ppo name, got {_excerpt(self.init)}")
-        object.__setattr__(self, "settings", check_settings(dict(self.settings)))
+        settings = dict(self.settings)
+        if self.init is not None:
+            settings = {**init_settings(self.init), **settings}
+        object.__setattr__(self, "settings", check_settings(settings))
 
     @property
     def deals(self) -> tuple[int, ...]:
@@ -855,6 +874,11 @@ def load_init(config: TrainConfig) -> Any:
         model, card = load_model(config.init, config.players)
     except ModelLoadError as exc:
         raise TrainError(f"--init: {exc}") from None
+    from agents.ppo_agent import card_features
+
+    if card_features(card) != config.merged_settings["features"]:
+        raise TrainError(f"--init: {config.init} was made for observation features {card_features(card)!r}; "
+                         f"this run has {config.merged_settings['features']!r}")
     arch = config.merged_settings["net_arch"]
     has = model.policy.net_arch
     has_pi = list(has["pi"]) if isinstance(has, dict) else list(has)
