@@ -1005,6 +1005,8 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
             )
 
         state["card"] = card
+        if init_model is not None and resumed_from is None and config.eval_every > 0 and not state["eval_rows"]:
+            run_evaluation(model, config, out, state)  # the learning curve starts at the imitation policy
         remaining = config.steps - model.num_timesteps
         if remaining > 0:
             callback = _make_callback(config, out, state, progress, say)
@@ -1113,7 +1115,7 @@ def command_line(args: argparse.Namespace, name: str = "train") -> str:
 
     parts = ["carioca", name]
     for key, value in vars(args).items():
-        if key in ("command", "func") or value is None or value is False:
+        if key in ("command", "func", "players_list") or value is None or value is False:
             continue
         flag = "--" + key.replace("_", "-")
         if value is True:

@@ -191,3 +191,41 @@ def test_fine_tuning_keeps_the_imitation_strength_in_its_first_updates(imitated:
         got[name] = accuracy(load_model(res.model_path)[0], heldout, n_actions)["accuracy"]
     assert got["anchored"] >= a0 - 0.01, (a0, got)
     assert got["anchored"] > got["plain"] + 0.005, (a0, got)
+
+
+# ------------------------------------------------------------------ the learned-set driver
+
+
+def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch, capsys) -> None:
+    import agents.ppo_agent as ppo_agent
+
+    out = tmp_path / "set"
+    argv = ["train-all", "--pipeline", "imitate+ppo", "--players", "2", "--contracts", "1", "--no-full", "--quick",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    record = json.loads((out / "pipeline.json").read_text())["models"]["p2/contract1"]
+    assert record["imitate"]["command"].startswith("carioca imitate --contract 1 --players 2")
+    assert record["ppo"]["command"].startswith("carioca train --contract 1 --players 2 --init")
+    assert record["wall_time_s"] > 0 and record["ppo"]["steps"] == 512 and record["seed"] == 0
+    card = json.loads((out / "p2" / "contract1" / "ppo" / "model.json").read_text())
+    assert card["features"] == "planning" and card["steps"] == 512
+    mtime = (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns
+    capsys.readouterr()
+    assert main(argv) == 0  # everything done: nothing is trained again
+    assert (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns == mtime
+    monkeypatch.setattr(ppo_agent, "SHIPPED_DIR", tmp_path / "shipped")
+    assert main(argv + ["--ship", "contract1=contract1/2"]) == 0
+    shipped = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
+    assert str(out) not in json.dumps(shipped)
+    agent = PPOAgent(ppo_agent.resolve_model_path("contract1"))
+    assert agent.card["features"] == "planning"
+
+
+def test_learned_set_refuses_bad_options(tmp_path: Path, capsys) -> None:
+    base = ["train-all", "--pipeline", "imitate+ppo", "--out", str(tmp_path / "x"), "--no-progress"]
+    assert main(base + ["--players", "2", "5"]) == 2
+    assert main(base[:2] + ["other"] + base[3:]) == 2
+    assert main(["train-all", "--players", "2", "4", "--out", str(tmp_path / "y")]) == 2  # several need --pipeline
+    err = capsys.readouterr().err
+    assert "--players" in err and "--pipeline" in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
