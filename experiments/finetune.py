@@ -32,6 +32,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
+from agents.ppo_policy import policy_latents
+
 
 def kl_weight(kl_coef: float, decay_steps: int, num_timesteps: int) -> float:
     """The anchor's weight after ``num_timesteps``: linear decay to 0 over ``decay_steps``
@@ -105,12 +107,7 @@ class AnchoredMaskablePPO(MaskablePPO):
                 actions = rollout_data.actions.long().flatten()
                 obs, masks = rollout_data.observations, rollout_data.action_masks
                 pol = self.policy
-                features = pol.extract_features(obs)
-                if pol.share_features_extractor:
-                    latent_pi, latent_vf = pol.mlp_extractor(features)
-                else:
-                    latent_pi = pol.mlp_extractor.forward_actor(features[0])
-                    latent_vf = pol.mlp_extractor.forward_critic(features[1])
+                latent_pi, latent_vf = policy_latents(pol, obs)
                 dist = pol._get_action_dist_from_latent(latent_pi)
                 dist.apply_masking(masks)
                 values = pol.value_net(latent_vf).flatten()

@@ -416,12 +416,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"wrote {p}")
             print((args.report / "results.md").read_text())
             return 0
-        args.players_list = list(args.players)
+        args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
+        args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
         if args.pipeline is not None:
             return _run_pipeline(args)
-        if len(args.players) != 1:
-            raise TrainError(f"--players takes one count without --pipeline, got {args.players!r}")
-        args.players = args.players[0]
+        if len(args.players_list) != 1:
+            raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
+        args.players = args.players_list[0]
         if args.tournament_seed is None:
             args.tournament_seed = 0
         t = time.monotonic()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import random
 
 import numpy as np
@@ -15,6 +14,7 @@ from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError
 from carioca_env.observation import encode_observation, obs_layout
 from carioca_env.planning import PLANNING_SIZE, encode_planning
+from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
 
 
 def _walk(n: int, deals: tuple[int, ...], seed: int, steps: int, features: str = "planning"):
@@ -28,26 +28,6 @@ def _walk(n: int, deals: tuple[int, ...], seed: int, steps: int, features: str =
         melding = [a for a in legal if state.table.decode(a).kind.name in ("OPEN_MELD", "LAY_OFF", "SWAP")]
         yield state
         state.step(rng.choice(melding) if melding and rng.random() < 0.9 else rng.choice(legal))
-
-
-def _shuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
-    """The same game for ``seat`` with the other hands (less the known cards) and the stock redealt."""
-    g = copy.deepcopy(game)
-    pool = list(g.stock)
-    others = [s for s in range(g.num_players) if s != seat]
-    for s in others:
-        for c in range(NUM_CARD_TYPES):
-            free = g.hands[s][c] - g.known[s][c]
-            pool.extend([c] * free)
-            g.hands[s][c] -= free
-    rng.shuffle(pool)
-    for s in others:
-        need = g.hand_sizes[s] - sum(g.hands[s])
-        for c in pool[:need]:
-            g.hands[s][c] += 1
-        pool = pool[need:]
-    g.stock = pool
-    return g
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

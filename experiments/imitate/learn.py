@@ -38,12 +38,9 @@ def build_model(config: ImitateConfig) -> Any:
 
 def _forward(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Masked log-probabilities and values of a batch."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    from agents.ppo_policy import policy_latents
+
+    latent_pi, latent_vf = policy_latents(policy, obs)
     logits = policy.action_net(latent_pi)
     logits = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
     return torch.log_softmax(logits, dim=-1), policy.value_net(latent_vf).flatten()
