@@ -114,3 +114,11 @@ def test_train_all_refuses_bad_numbers_before_training(tmp_path: Path, capsys, a
     err = capsys.readouterr().err
     assert name in err and "Traceback" not in err and "already trained" not in err
     assert not out.exists()
+
+
+def test_a_missing_init_model_is_refused_before_anything_is_written(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    assert main(["train", "--init", str(tmp_path / "nothing"), "--steps", "64", "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--init" in err and "no model file" in err
+    assert not out.exists()
