@@ -30,11 +30,14 @@ Seeds, and why the final tournament's decks are fresh
     ``--tournament-seed`` (default 2026): a different seed of the tournament's namespace,
     so its decks were never used for training, evaluation or tuning.
 
-``--final-tournament`` then plays, per player count and contract, a duplicate tournament
-of the contract's model, the full-game model, heuristic, greedy and random on
-``--decks`` fresh decks (every pair at every seat: the learned agent at a table of
-heuristics when P = 4), into ``OUT/p<P>/tournament-c<K>/`` (``summary.md``, ``.csv``,
-``.json``: 95% intervals and paired differences).
+``--final-tournament`` then plays, per player count and contract, duplicate tournaments
+of the contract's model and the full-game model against heuristic, greedy and random on
+``--decks`` fresh decks (:func:`final_tournament`: with 2 players every pair at both
+seats; with 3-4 one learned agent at a table of one baseline), into
+``OUT/p<P>/final/`` (each with ``summary.md``, ``.csv``, ``.json``), and writes
+``OUT/final.md``: per player count, contract, learned agent and baseline, the paired
+difference of mean penalty per deal (learned minus baseline, head to head on the same
+decks) with its 95% interval (:func:`report`).
 """
 
 from __future__ import annotations
@@ -170,8 +173,27 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
     return out
 
 
+BASELINES = ("heuristic", "greedy", "random")
+
+
+def _learned(out: Path, players: int, k: int) -> list[tuple[str, Path]]:
+    found = []
+    for label, target in ((f"ppo_c{k}", f"contract{k}"), ("ppo_full", "full")):
+        model = out / f"p{players}" / target / "ppo" / "model.zip"
+        if model.exists():
+            found.append((label, model))
+    return found
+
+
 def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
-    """Per player count and contract, the learned agents against heuristic, greedy and random."""
+    """The final duplicate tournaments, on ``--decks`` fresh decks per contract (seed ``--tournament-seed``).
+
+    2 players: per contract, the contract's model, the full-game model, heuristic, greedy
+    and random, every pair at both seats.  3-4 players: per contract, learned agent and
+    baseline, one learned agent at a table of that baseline (``ppo_c3 b1 b2 b3``, every
+    rotation), so each learned agent meets three heuristics, three greedies, three
+    randoms.  Folders ``OUT/p<P>/final/c<K>[-<agent>-<baseline>]/``.
+    """
     from experiments.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
@@ -179,19 +201,76 @@ def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
     written = []
     for players in args.players_list:
         for k in args.contracts:
-            agents = []
-            for label, target in ((f"ppo_c{k}", f"contract{k}"), ("ppo_full", "full")):
-                model = out / f"p{players}" / target / "ppo" / "model.zip"
-                if model.exists():
-                    agents.append(f"{label}=ppo:{model}")
-            agents += ["heuristic", "greedy", "random"]
-            tc = TournamentConfig(agents=tuple(agents), players=players, contracts=(k,), decks=args.decks or 100,
-                                  seed=args.tournament_seed, max_turns=args.max_turns)
-            d = out / f"p{players}" / f"tournament-c{k}"
-            say(f"[learned-set] tournament p{players} contract {k}: {', '.join(agents)}")
-            run_tournament(tc, d, workers=args.workers, progress=not args.no_progress, log=say)
-            written.append(d)
+            learned = _learned(out, players, k)
+            if not learned:
+                say(f"[learned-set] p{players} contract {k}: no finished model; skipped")
+                continue
+            if players == 2:
+                tables = [(f"c{k}", [f"{lab}=ppo:{m}" for lab, m in learned] + list(BASELINES))]
+            else:
+                tables = [(f"c{k}-{lab}-{b}", [f"{lab}=ppo:{m}"] + [f"{b}{i}={b}" for i in range(1, players)])
+                          for lab, m in learned for b in BASELINES]
+            for name, agents in tables:
+                tc = TournamentConfig(agents=tuple(agents), players=players, contracts=(k,), decks=args.decks or 100,
+                                      seed=args.tournament_seed, max_turns=args.max_turns)
+                d = out / f"p{players}" / "final" / name
+                say(f"[learned-set] tournament p{players} {name}: {', '.join(agents)}")
+                run_tournament(tc, d, workers=args.workers, progress=not args.no_progress, log=say)
+                written.append(d)
     return written
+
+
+def paired_rows(results: Path) -> list[dict[str, Any]]:
+    """Per learned agent and baseline of one tournament, the paired difference of mean penalty
+    (learned minus baseline; several seats of one baseline count as their mean) over decks,
+    from the tournament's ``results.jsonl``: each deck's mean over the deals where both sat."""
+    from experiments.stats import paired_difference
+
+    lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
+    header, deals = lines[0], lines[1:]
+    labels = [a.partition("=")[0] if "=" in a else a for a in header["config"]["agents"]]
+    learned = [x for x in labels if x.startswith("ppo_")]
+    rows = []
+    for lab in learned:
+        for base in BASELINES:
+            mine: dict[int, list[float]] = {}
+            theirs: dict[int, list[float]] = {}
+            for d in deals:
+                seats = d["seats"]
+                others = [p for s, p in zip(seats, d["penalty"]) if s == base or (s.startswith(base)
+                                                                              and s[len(base):].isdigit())]
+                if lab not in seats or not others:
+                    continue
+                mine.setdefault(d["deck"], []).append(d["penalty"][seats.index(lab)])
+                theirs.setdefault(d["deck"], []).append(sum(others) / len(others))
+            if not mine:
+                continue
+            ci = paired_difference({k: sum(v) / len(v) for k, v in mine.items()},
+                                   {k: sum(v) / len(v) for k, v in theirs.items()})
+            rows.append({"players": header["config"]["players"], "contract": header["config"]["contracts"][0],
+                         "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
+                         "high": ci.high, "significant": ci.excludes_zero()})
+    return rows
+
+
+def report(out: Path) -> str:
+    """The markdown table of every final tournament in ``out`` (also written to ``OUT/final.md``)."""
+    rows = []
+    for f in sorted(out.glob("p*/final/*/results.jsonl")):
+        rows += paired_rows(f)
+    seen = set()
+    lines = ["| players | contract | learned | baseline | decks | learned - baseline | 95% CI | sig. |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["players"], r["contract"], r["agent"], BASELINES.index(r["baseline"]))):
+        key = (r["players"], r["contract"], r["agent"], r["baseline"])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append(f"| {r['players']} | {r['contract']} | {r['agent']} | {r['baseline']} | {r['decks']} | "
+                     f"{r['diff']:+.1f} | [{r['low']:+.1f}, {r['high']:+.1f}] | {'*' if r['significant'] else ''} |")
+    text = "\n".join(lines) + "\n"
+    _atomic_write(out / "final.md", text.encode())
+    return text
 
 
 def ship(out: Path, spec: str) -> Path:

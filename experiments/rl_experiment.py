@@ -455,7 +455,7 @@ def _run_pipeline(args: argparse.Namespace) -> int:
     for spec in args.ship:
         print(f"shipped {learned_set.ship(out, spec)}")
     if args.final_tournament:
-        for d in learned_set.final_tournament(args):
-            print((d / "summary.md").read_text() if (d / "summary.md").exists() else d)
+        learned_set.final_tournament(args)
+        print(learned_set.report(out))
     print(f"learned set in {out}/ (pipeline.json: commands, seeds and wall times)")
     return 0

@@ -213,6 +213,25 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     capsys.readouterr()
     assert main(argv) == 0  # everything done: nothing is trained again
     assert (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns == mtime
+    # the final tournament on fresh decks, and its table agrees with the tournament's own pairs
+    assert main(argv + ["--final-tournament", "--decks", "1", "--max-turns", "40", "--workers", "1"]) == 0
+    assert "| 2 | 1 | ppo_c1 | heuristic | 1 |" in capsys.readouterr().out
+    summary = json.loads((out / "p2" / "final" / "c1" / "summary.json").read_text())
+    assert summary["config"]["seed"] == 2026
+    from experiments.learned_set import paired_rows
+    from experiments.tournament import TournamentConfig, run_tournament
+
+    # head to head: on a table of just the two, the tournament's own paired difference
+    model = out / "p2" / "contract1" / "ppo" / "model.zip"
+    two = run_tournament(TournamentConfig(agents=(f"ppo_c1=ppo:{model}", "heuristic"), players=2, contracts=(1,),
+                                          decks=3, seed=5, max_turns=60), tmp_path / "two", workers=1,
+                         progress=False, log=lambda m: None)
+    pair = next(p for p in two.pairs if p.contract == "1")
+    sign = 1 if pair.agent_x == "ppo_c1" else -1
+    (row,) = paired_rows(tmp_path / "two" / "results.jsonl")
+    assert row["baseline"] == "heuristic" and row["decks"] == 3
+    assert row["diff"] == pytest.approx(sign * pair.mean_diff, abs=1e-6)
+    assert sorted((row["low"], row["high"])) == pytest.approx(sorted((sign * pair.ci_low, sign * pair.ci_high)))
     monkeypatch.setattr(ppo_agent, "SHIPPED_DIR", tmp_path / "shipped")
     assert main(argv + ["--ship", "contract1=contract1/2"]) == 0
     shipped = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
