@@ -37,7 +37,8 @@ seats; with 3-4 one learned agent at a table of one baseline), into
 ``OUT/p<P>/final/`` (each with ``summary.md``, ``.csv``, ``.json``), and writes
 ``OUT/final.md``: per player count, contract, learned agent and baseline, the paired
 difference of mean penalty per deal (learned minus baseline, head to head on the same
-decks) with its 95% interval (:func:`report`).
+decks) with its 95% interval (:func:`report`), and ``OUT/learning_curves.png`` (every
+model's evaluations against the heuristic over steps and over wall time).
 """
 
 from __future__ import annotations
@@ -270,7 +271,46 @@ def report(out: Path) -> str:
                      f"{r['diff']:+.1f} | [{r['low']:+.1f}, {r['high']:+.1f}] | {'*' if r['significant'] else ''} |")
     text = "\n".join(lines) + "\n"
     _atomic_write(out / "final.md", text.encode())
+    plot_curves(out)
     return text
+
+
+def plot_curves(out: Path) -> Path | None:
+    """``OUT/learning_curves.png``: every fine-tuned model's evaluation against the heuristic
+    (learned minus heuristic, penalty points per deal, 95% interval) over steps and over wall time."""
+    from experiments.train import read_eval_csv
+
+    curves = {}
+    for f in sorted(out.glob("p*/*/ppo/eval.csv")):
+        rows = [r for r in read_eval_csv(f) if r["opponent"] == "heuristic"]
+        if rows:
+            curves[f"{f.parts[-4]}/{f.parts[-3]}"] = rows
+    if not curves:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for name, rows in curves.items():
+        for ax, key, scale in ((axes[0], "steps", 1e3), (axes[1], "wall_time_s", 60.0)):
+            xs = [r[key] / scale for r in rows]
+            line, = ax.plot(xs, [r["diff_mean"] for r in rows], marker="o", ms=3, label=name)
+            ax.fill_between(xs, [r["diff_ci_low"] for r in rows], [r["diff_ci_high"] for r in rows],
+                            color=line.get_color(), alpha=0.15)
+    for ax, label in ((axes[0], "steps (thousands)"), (axes[1], "wall time (min)")):
+        ax.axhline(0.0, color="k", lw=0.8)
+        ax.set_xlabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("learned - heuristic, penalty per deal (95% CI)")
+    axes[1].legend(fontsize=7, ncol=2)
+    fig.suptitle("Fine-tuning from imitation: evaluation against the heuristic (below 0: learned better)")
+    fig.tight_layout()
+    path = out / "learning_curves.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def ship(out: Path, spec: str) -> Path:

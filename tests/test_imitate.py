@@ -218,6 +218,7 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert "| 2 | 1 | ppo_c1 | heuristic | 1 |" in capsys.readouterr().out
     summary = json.loads((out / "p2" / "final" / "c1" / "summary.json").read_text())
     assert summary["config"]["seed"] == 2026
+    assert (out / "final.md").exists() and (out / "learning_curves.png").stat().st_size > 10_000
     from experiments.learned_set import paired_rows
     from experiments.tournament import TournamentConfig, run_tournament
 
