@@ -51,7 +51,8 @@ def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
 
 
 def _generate(config: ImitateConfig, folder: DataFolder, split: str, iteration: int, games: int, beta: float,
-              teacher: Any, opponents: list[Any], learner: Any, progress: bool, say: Callable[[str], None]) -> None:
+              teacher: Any, opponents: list[Any], learner: Any, progress: bool) -> None:
+    """Play the unfinished shards of ``split``/``iteration`` into ``folder`` (a progress bar per block)."""
     from tqdm import tqdm
 
     shards = range(0, games, config.shard_games)
@@ -151,7 +152,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             return base_wall + time.monotonic() - t0
 
         num_actions = env_layout(config.players, config.features)["action_size"]
-        _generate(config, folder, "heldout", 0, config.heldout_games, 1.0, teacher, opponents, None, progress, say)
+        _generate(config, folder, "heldout", 0, config.heldout_games, 1.0, teacher, opponents, None, progress)
         heldout = folder.load("heldout")
         curve = _read_curve(out / "imitation.csv")
         model = None
@@ -169,7 +170,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
                         model = MaskablePPO.load(str(out / "learner" / f"iter{i - 1}.zip"), device="cpu")
             beta = config.beta(i)
             learner = None if i == 0 else learner_policy(model, config.learner_sample)
-            _generate(config, folder, "train", i, config.games, beta, teacher, opponents, learner, progress, say)
+            _generate(config, folder, "train", i, config.games, beta, teacher, opponents, learner, progress)
             data = folder.load("train", iterations=range(i + 1))
             from tqdm import tqdm
 
