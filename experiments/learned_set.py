@@ -315,7 +315,9 @@ def plot_curves(out: Path) -> Path | None:
 
 def ship(out: Path, spec: str) -> Path:
     """Copy the fine-tuned model ``T/P`` of ``out`` to ``agents/models/NAME`` (``spec`` is
-    ``NAME=T/P``, e.g. ``contract3-p4=contract3/4``); the card's paths become relative.
+    ``NAME=T/P``, e.g. ``contract3-p4=contract3/4``; ``NAME=T/P/imitate`` ships the
+    imitation model instead, when the measurements say it plays better); the card's paths
+    become relative.
 
     Raises:
         TrainError: a malformed spec, a bad name or an unfinished model.
@@ -323,10 +325,12 @@ def ship(out: Path, spec: str) -> Path:
     from agents.ppo_agent import SHIPPED_DIR, SHIPPED_NAME
 
     name, sep, where = spec.partition("=")
-    target, _, players = where.partition("/")
-    if not sep or not SHIPPED_NAME.match(name) or not players.isdigit():
-        raise TrainError(f"--ship {spec!r}: expected NAME=TARGET/PLAYERS, e.g. contract3-p4=contract3/4")
-    src = out / f"p{players}" / target / "ppo"
+    target, _, rest = where.partition("/")
+    players, _, stage = rest.partition("/")
+    stage = stage or "ppo"
+    if not sep or not SHIPPED_NAME.match(name) or not players.isdigit() or stage not in ("ppo", "imitate"):
+        raise TrainError(f"--ship {spec!r}: expected NAME=TARGET/PLAYERS[/imitate], e.g. contract3-p4=contract3/4")
+    src = out / f"p{players}" / target / stage
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
     dst = SHIPPED_DIR / name
@@ -335,8 +339,10 @@ def ship(out: Path, spec: str) -> Path:
     card = json.loads((src / "model.json").read_text())
     text = json.dumps(card, indent=1).replace(str(out), "runs/learned")
     _atomic_write(dst / "model.json", (text + "\n").encode())
-    if (src / "eval.csv").exists():
-        shutil.copyfile(src / "eval.csv", dst / "eval.csv")
+    for extra in ("eval.csv", "imitation.csv"):
+        (dst / extra).unlink(missing_ok=True)
+        if (src / extra).exists():
+            shutil.copyfile(src / extra, dst / extra)
     return dst
 
 

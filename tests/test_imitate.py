@@ -238,7 +238,12 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     shipped = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
     assert str(out) not in json.dumps(shipped)
     agent = PPOAgent(ppo_agent.resolve_model_path("contract1"))
-    assert agent.card["features"] == "planning"
+    assert agent.card["features"] == "planning" and agent.card["steps"] == 512
+    assert main(argv + ["--ship", "contract1=contract1/2/imitate"]) == 0
+    card = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
+    assert card["trained_by"] == "imitation" and str(out) not in json.dumps(card)
+    assert (tmp_path / "shipped" / "contract1" / "imitation.csv").exists()
+    assert not (tmp_path / "shipped" / "contract1" / "eval.csv").exists()
 
 
 def test_learned_set_refuses_bad_options(tmp_path: Path, capsys) -> None:
