@@ -7,7 +7,8 @@ Usage::
     carioca train-all --pipeline imitate+ppo --players 2 4 --out /work/runs/learned --final-tournament
 
 For each player count P and each target T (``contract1`` .. ``contract7``, ``full``), in
-that order (every 2-player contract model first), into ``OUT/p<P>/<T>/``:
+that order, into ``OUT/p<P>/<T>/`` (every imitation first, then every fine-tuning: an
+imitation model plays well after minutes, a fine-tuning takes most of an hour):
 
 1. ``imitate/``: ``carioca imitate`` from :data:`PIPELINE` (teacher ``heuristic``,
    opponents heuristic and greedy, DAgger, the ``planning`` observation, ``net_arch``
@@ -141,36 +142,42 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
     record = json.loads(record_file.read_text()) if record_file.exists() else {"format": "carioca-learned-set",
                                                                                   "models": {}}
     progress = not args.no_progress and sys.stderr.isatty()
-    for players in args.players_list:
-        for target in targets(tuple(args.contracts), not args.no_full):
-            key = f"p{players}/{target}"
-            base = out / f"p{players}" / target
-            entry = record["models"].setdefault(key, {"seed": args.seed})
-            icfg = imitate_config(target, players, args.seed, args.quick)
-            if not (base / "imitate" / "model.json").exists() or "imitate" not in entry:
-                say(f"[learned-set] {key}: imitation -> {base / 'imitate'}")
-                t = time.monotonic()
-                card = run_imitation(icfg, base / "imitate", progress=progress,
-                                     command=_imitate_command(icfg, base / "imitate"), log=say)
-                entry["imitate"] = {"command": _imitate_command(icfg, base / "imitate"),
-                                    "wall_time_s": card["wall_time_s"], "seed": icfg.seed,
-                                    "heldout_accuracy": card["imitation"]["heldout_accuracy"],
-                                    "uniform_accuracy": card["imitation"]["uniform_accuracy"],
-                                    "this_session_s": round(time.monotonic() - t, 1)}
-                _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
-            pcfg = ppo_config(target, players, args.seed, base / "imitate", args.quick, args.eval_seed)
-            card_file = base / "ppo" / "model.json"
-            done = card_file.exists() and json.loads(card_file.read_text()).get("steps", -1) >= pcfg.steps
-            if not done:
-                say(f"[learned-set] {key}: fine-tuning {pcfg.steps} steps -> {base / 'ppo'}")
-                res = train(TrainConfig(**{**pcfg.__dict__, "command": _ppo_command(pcfg, base / "ppo")}),
-                            base / "ppo", progress=progress, log=say)
-                entry["ppo"] = {"command": _ppo_command(pcfg, base / "ppo"), "wall_time_s": round(res.wall_time_s, 1),
-                                "steps": res.num_timesteps, "seed": pcfg.seed,
-                                "last_evaluation": [r for r in res.eval_rows if r["steps"] == res.num_timesteps]}
-                entry["wall_time_s"] = round(entry["imitate"]["wall_time_s"] + res.wall_time_s, 1)
-                _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
-            say(f"[learned-set] {key}: done")
+    models = [(players, target) for players in args.players_list
+              for target in targets(tuple(args.contracts), not args.no_full)]
+    # every imitation first (minutes each, and a model that plays), then every fine-tuning
+    for players, target in models:
+        key = f"p{players}/{target}"
+        base = out / f"p{players}" / target
+        entry = record["models"].setdefault(key, {"seed": args.seed})
+        icfg = imitate_config(target, players, args.seed, args.quick)
+        if not (base / "imitate" / "model.json").exists() or "imitate" not in entry:
+            say(f"[learned-set] {key}: imitation -> {base / 'imitate'}")
+            t = time.monotonic()
+            card = run_imitation(icfg, base / "imitate", progress=progress,
+                                 command=_imitate_command(icfg, base / "imitate"), log=say)
+            entry["imitate"] = {"command": _imitate_command(icfg, base / "imitate"),
+                                "wall_time_s": card["wall_time_s"], "seed": icfg.seed,
+                                "heldout_accuracy": card["imitation"]["heldout_accuracy"],
+                                "uniform_accuracy": card["imitation"]["uniform_accuracy"],
+                                "this_session_s": round(time.monotonic() - t, 1)}
+            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+    for players, target in models:
+        key = f"p{players}/{target}"
+        base = out / f"p{players}" / target
+        entry = record["models"][key]
+        pcfg = ppo_config(target, players, args.seed, base / "imitate", args.quick, args.eval_seed)
+        card_file = base / "ppo" / "model.json"
+        done = card_file.exists() and json.loads(card_file.read_text()).get("steps", -1) >= pcfg.steps
+        if not done:
+            say(f"[learned-set] {key}: fine-tuning {pcfg.steps} steps -> {base / 'ppo'}")
+            res = train(TrainConfig(**{**pcfg.__dict__, "command": _ppo_command(pcfg, base / "ppo")}),
+                        base / "ppo", progress=progress, log=say)
+            entry["ppo"] = {"command": _ppo_command(pcfg, base / "ppo"), "wall_time_s": round(res.wall_time_s, 1),
+                            "steps": res.num_timesteps, "seed": pcfg.seed,
+                            "last_evaluation": [r for r in res.eval_rows if r["steps"] == res.num_timesteps]}
+            entry["wall_time_s"] = round(entry["imitate"]["wall_time_s"] + res.wall_time_s, 1)
+            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+        say(f"[learned-set] {key}: done")
     return out
 
 
@@ -178,19 +185,22 @@ BASELINES = ("heuristic", "greedy", "random")
 
 
 def _learned(out: Path, players: int, k: int) -> list[tuple[str, Path]]:
+    """The finished models that play contract ``k``: imitation (``im_``) and fine-tuned (``ppo_``)."""
     found = []
-    for label, target in ((f"ppo_c{k}", f"contract{k}"), ("ppo_full", "full")):
-        model = out / f"p{players}" / target / "ppo" / "model.zip"
-        if model.exists():
-            found.append((label, model))
+    for tag, target in ((f"c{k}", f"contract{k}"), ("full", "full")):
+        for prefix, stage in (("im", "imitate"), ("ppo", "ppo")):
+            model = out / f"p{players}" / target / stage / "model.zip"
+            if model.exists():
+                found.append((f"{prefix}_{tag}", model))
     return found
 
 
 def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
     """The final duplicate tournaments, on ``--decks`` fresh decks per contract (seed ``--tournament-seed``).
 
-    2 players: per contract, the contract's model, the full-game model, heuristic, greedy
-    and random, every pair at both seats.  3-4 players: per contract, learned agent and
+    2 players: per contract, the contract's models and the full-game models (imitation
+    ``im_`` and fine-tuned ``ppo_``, those that are finished), heuristic, greedy and
+    random, every pair at both seats.  3-4 players: per contract, learned agent and
     baseline, one learned agent at a table of that baseline (``ppo_c3 b1 b2 b3``, every
     rotation), so each learned agent meets three heuristics, three greedies, three
     randoms.  Folders ``OUT/p<P>/final/c<K>[-<agent>-<baseline>]/``.
@@ -230,7 +240,7 @@ def paired_rows(results: Path) -> list[dict[str, Any]]:
     lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
     header, deals = lines[0], lines[1:]
     labels = [a.partition("=")[0] if "=" in a else a for a in header["config"]["agents"]]
-    learned = [x for x in labels if x.startswith("ppo_")]
+    learned = [x for x in labels if x.startswith(("ppo_", "im_"))]
     rows = []
     for lab in learned:
         for base in BASELINES:

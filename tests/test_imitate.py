@@ -215,7 +215,8 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns == mtime
     # the final tournament on fresh decks, and its table agrees with the tournament's own pairs
     assert main(argv + ["--final-tournament", "--decks", "1", "--max-turns", "40", "--workers", "1"]) == 0
-    assert "| 2 | 1 | ppo_c1 | heuristic | 1 |" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert "| 2 | 1 | ppo_c1 | heuristic | 1 |" in table and "| 2 | 1 | im_c1 | heuristic | 1 |" in table
     summary = json.loads((out / "p2" / "final" / "c1" / "summary.json").read_text())
     assert summary["config"]["seed"] == 2026
     assert (out / "final.md").exists() and (out / "learning_curves.png").stat().st_size > 10_000
