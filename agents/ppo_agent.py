@@ -13,8 +13,10 @@ environment would present it: ``encode_observation(view, pending)`` and
 (``deterministic=True``).  An opening is chosen one meld per step as in the env; the
 agent loops until the contract's melds are chosen and returns the whole ``open`` move.
 
-``make_agent("ppo:models/contract1")`` (a folder holding ``model.zip``) or
-``make_agent("ppo:models/contract1/model.zip")`` builds one; loaded models are cached by
+``make_agent("ppo:contract1")`` (a model shipped in ``agents/models/``, by name:
+``contract<K>``, ``contract<K>-p4``, ``full``, ``full-p4``, from any working directory),
+``make_agent("ppo:runs/c1")`` (a folder holding ``model.zip``) or
+``make_agent("ppo:runs/c1/model.zip")`` builds one; loaded models are cached by
 path, size and modification time, so a tournament that builds an agent per deal loads
 the file once per process.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +37,7 @@ import numpy as np
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
-from carioca_env.observation import encode_observation, obs_layout
+from carioca_env.observation import FEATURE_SETS, check_features, encode_observation, obs_layout
 
 CARD_FORMAT = "carioca-ppo-model"
 CARD_VERSION = 1
@@ -52,7 +55,7 @@ class ModelMismatchError(ModelLoadError):
 # --------------------------------------------------------------------------- layout
 
 
-def layout_fingerprint(num_players: int) -> str:
+def layout_fingerprint(num_players: int, features: str = "base") -> str:
     """A short hash of the observation table and the action ranges for ``num_players``.
 
     It changes whenever a piece of the observation or a range of actions is added,
@@ -61,20 +64,25 @@ def layout_fingerprint(num_players: int) -> str:
     """
     table = action_table(num_players)
     payload = {
-        "obs": [[name, offset, size] for name, offset, size, _ in obs_layout(num_players).table()],
+        "obs": [[name, offset, size] for name, offset, size, _ in obs_layout(num_players, features).table()],
         "actions": [[kind.name, r.start, r.stop] for kind, r in table.ranges.items()],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def env_layout(num_players: int) -> dict[str, Any]:
-    """What this code's environment has for ``num_players``: sizes and fingerprint."""
-    return {
+def env_layout(num_players: int, features: str = "base") -> dict[str, Any]:
+    """What this code's environment has for ``num_players`` (and an observation feature
+    set): sizes and fingerprint.  ``features`` is listed only when it is not the base
+    set, so the cards of models made before feature sets existed still match."""
+    out: dict[str, Any] = {
         "num_players": num_players,
-        "obs_size": obs_layout(num_players).size,
+        "obs_size": obs_layout(num_players, features).size,
         "action_size": action_table(num_players).size,
-        "layout_fingerprint": layout_fingerprint(num_players),
+        "layout_fingerprint": layout_fingerprint(num_players, features),
     }
+    if features != "base":
+        out["features"] = features
+    return out
 
 
 def _describe(d: dict[str, Any]) -> str:
@@ -82,10 +90,16 @@ def _describe(d: dict[str, Any]) -> str:
             f"{d.get('action_size')} actions, layout {d.get('layout_fingerprint')}")
 
 
-def model_card(num_players: int, **extra: Any) -> dict[str, Any]:
-    """A model card: the layout fields for ``num_players`` plus ``extra`` (training facts)."""
+def model_card(num_players: int, features: str = "base", **extra: Any) -> dict[str, Any]:
+    """A model card: the layout fields for ``num_players`` and ``features`` plus ``extra``
+    (training facts)."""
     return {"format": CARD_FORMAT, "version": CARD_VERSION, "algorithm": "MaskablePPO",
-            **env_layout(num_players), **extra}
+            **env_layout(num_players, features), **extra}
+
+
+def card_features(card: dict[str, Any]) -> str:
+    """The observation feature set a model was made for (``"base"`` when the card names none)."""
+    return str(card.get("features", "base"))
 
 
 def card_path(model_path: str | Path) -> Path:
@@ -93,9 +107,36 @@ def card_path(model_path: str | Path) -> Path:
     return Path(model_path).with_suffix(".json")
 
 
+#: The models shipped with the package: ``agents/models/<name>/model.zip`` (+ ``model.json``)
+SHIPPED_DIR = Path(__file__).resolve().parent / "models"
+#: A shipped model's name: ``contract<K>`` (2 players) or ``full``, with ``-p3`` / ``-p4``
+#: for 3 or 4 players.
+SHIPPED_NAME = re.compile(r"^(contract[1-7]|full)(-p[34])?$")
+
+
+def shipped_models() -> list[str]:
+    """The names of the models shipped with the package (``ppo:NAME`` loads one)."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / MODEL_FILE).exists() and SHIPPED_NAME.match(p.name))
+
+
 def resolve_model_path(path: str | Path) -> Path:
-    """A model file from a spec argument: a ``.zip``, a folder holding ``model.zip``, or a
-    path without the ``.zip`` suffix."""
+    """A model file from a spec argument: a shipped model's name (``contract3``,
+    ``contract3-p4``, ``full``, ``full-p4``: from the package, whatever the working
+    directory), a ``.zip``, a folder holding ``model.zip``, or a path without the
+    ``.zip`` suffix.
+
+    Raises:
+        ModelLoadError: a shipped-model name that is not shipped (the message lists those
+            that are).
+    """
+    if isinstance(path, str) and SHIPPED_NAME.match(path):
+        shipped = SHIPPED_DIR / path / MODEL_FILE
+        if not shipped.exists():
+            raise ModelLoadError(f"no shipped model named {path!r}; shipped: {', '.join(shipped_models()) or 'none'} "
+                                 f"(or give a path: ppo:PATH)")
+        return shipped
     p = Path(path).expanduser()
     if p.is_dir():
         return p / MODEL_FILE
@@ -141,7 +182,13 @@ def check_card(card: dict[str, Any], where: str, num_players: int | None = None)
     n = made["num_players"] if num_players is None else num_players
     if n not in (2, 3, 4):
         raise ModelMismatchError(f"{where}: the card names {made['num_players']!r} players; carioca has 2-4")
-    have = env_layout(n)
+    features = card_features(card)
+    try:
+        check_features(features)
+    except ValueError:
+        raise ModelMismatchError(f"{where}: the card names observation features {features!r}; this code has "
+                                 f"{', '.join(FEATURE_SETS)}") from None
+    have = {k: v for k, v in env_layout(n, features).items() if k != "features"}
     if made != have:
         if num_players is not None and made["num_players"] != num_players:
             why = "it was trained for another number of players"
@@ -252,8 +299,9 @@ def masked_action(model: Any, obs: np.ndarray, mask: np.ndarray, deterministic: 
 
 
 def play_view(model: Any, view: PlayerView, legal: Sequence[Move], deterministic: bool = True,
-              on_step: Any = None, rng: np.random.Generator | None = None) -> Move:
-    """A move for ``view``'s seat chosen through the action table (openings meld by meld).
+              on_step: Any = None, rng: np.random.Generator | None = None, features: str = "base") -> Move:
+    """A move for ``view``'s seat chosen through the action table (openings meld by meld),
+    on the observation variant ``features`` the model was made for.
 
     ``on_step(obs, mask, action)`` is called for each id chosen (tests use it).
     """
@@ -261,7 +309,7 @@ def play_view(model: Any, view: PlayerView, legal: Sequence[Move], deterministic
     pending: list[Meld] = []
     need = view.contract.trios + view.contract.runs
     while True:
-        obs = encode_observation(view, pending)
+        obs = encode_observation(view, pending, features)
         mask = table.legal_mask(legal, view.seat, pending)
         if not mask.any():
             raise RuntimeError(f"no legal action for seat {view.seat} with pending melds {pending} "
@@ -315,7 +363,8 @@ class PPOAgent:
         """
         if view.num_players != self.num_players:
             check_card(self.card, str(self.path), view.num_players)
-        return play_view(self.model, view, legal, self.deterministic, rng=self.rng)
+        return play_view(self.model, view, legal, self.deterministic, rng=self.rng,
+                         features=card_features(self.card))
 
 
 def make_ppo_agent(arg: str, seed: int) -> PPOAgent:

@@ -91,6 +91,15 @@ class InverseCdfMaskableCategorical(MaskableCategoricalDistribution):
         return torch.argmax(self.log_probs, dim=-1)
 
 
+def policy_latents(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The actor's and the critic's latent features of a batch of observations (as
+    ``evaluate_actions`` computes them, for shared or separate feature extractors)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        return policy.mlp_extractor(features)
+    return policy.mlp_extractor.forward_actor(features[0]), policy.mlp_extractor.forward_critic(features[1])
+
+
 class CariocaMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler."""
 

@@ -58,10 +58,10 @@ class CariocaState:
     the decoding live in one place.
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, features: str = "base") -> None:
         self.game = game
         self.table = action_table(game.num_players)
-        self.encoder = GameEncoder(game.num_players)
+        self.encoder = GameEncoder(game.num_players, features)
         self.pending: list[Meld] = []
         self._mask_key: tuple[int, int] | None = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)

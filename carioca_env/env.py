@@ -68,7 +68,7 @@ from carioca_env.errors import (
     excerpt,
 )
 from carioca_env.game import Game, GameConfig
-from carioca_env.observation import OBS_HIGH, obs_layout
+from carioca_env.observation import FEATURE_SETS, OBS_HIGH, obs_layout
 
 __all__ = ["raw_env", "EnvConfig", "CariocaState", "IllegalActionError", "ActionTypeError", "action_id", "state_size"]
 
@@ -91,6 +91,8 @@ class EnvConfig:
             and the episode terminates for everyone.
         illegal_reward: reward of an illegal action under ``"penalize"``.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
+        features: the observation variant: ``"base"`` (default) or ``"planning"``
+            (appends the hand's plan, :mod:`carioca_env.planning`).
     """
 
     num_players: int = 2
@@ -101,6 +103,7 @@ class EnvConfig:
     illegal_action: str = "raise"
     illegal_reward: float = -1.0
     render_all_hands: bool = False
+    features: str = "base"
     game: GameConfig = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -119,6 +122,8 @@ class EnvConfig:
                 object.__setattr__(self, name, as_real(name, getattr(self, name)))
             except (TypeError, ValueError) as exc:
                 raise InvalidConfigError(str(exc)) from None
+        if not isinstance(self.features, str) or self.features not in FEATURE_SETS:
+            raise InvalidConfigError(f"features must be one of {FEATURE_SETS}, got {described(self.features)}")
         if not isinstance(self.render_all_hands, bool):
             raise InvalidConfigError(f"render_all_hands must be True or False, got {described(self.render_all_hands)}")
 
@@ -155,7 +160,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self.table = action_table(n)
-        self.layout = obs_layout(n)
+        self.layout = obs_layout(n, config.features)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(low=0.0, high=OBS_HIGH, shape=(self.layout.size,), dtype=np.float32),
@@ -285,7 +290,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             seeder.setstate(self._seeder.getstate())
         game = self._new_game(seeder.getrandbits(63), options)
         self._seeder = seeder
-        self.carioca_state = CariocaState(game)
+        self.carioca_state = CariocaState(game, self.config.features)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -40,6 +40,21 @@ pending_melds    1                melds chosen so far / 3
 ===============  ===============  ==========================================================
 
 Sizes: 2 players 741, 3 players 998, 4 players 1,255.
+
+With ``features="planning"`` (an env option; the default ``"base"`` is the table above)
+four pieces follow, computed from the same view by :mod:`carioca_env.planning`:
+
+===============  ===============  ==========================================================
+plan_deficiency  1                exact deficiency of the hand / contract cards (0 once
+                                  the seat has opened)
+plan_used        53               card types some optimal plan of the hand uses (before
+                                  opening)
+plan_outs        53               card types whose draw lowers the deficiency (before
+                                  opening)
+plan_fits        53               card types a meld on the table takes now
+===============  ===============  ==========================================================
+
+Sizes with planning: 2 players 901, 3 players 1,158, 4 players 1,415.
 """
 
 from __future__ import annotations
@@ -63,12 +78,28 @@ _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER:
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
-class ObsLayout:
-    """Named slices of the observation array for ``num_players`` seats."""
+#: observation variants: the base table, or the base table plus the planning piece
+FEATURE_SETS = ("base", "planning")
 
-    def __init__(self, num_players: int) -> None:
+
+def check_features(features: object) -> str:
+    """``features`` if it names an observation variant.
+
+    Raises:
+        ValueError: naming what was given and the variants.
+    """
+    if not isinstance(features, str) or features not in FEATURE_SETS:
+        raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, got {features!r}")
+    return features
+
+
+class ObsLayout:
+    """Named slices of the observation array for ``num_players`` seats (and a feature set)."""
+
+    def __init__(self, num_players: int, features: str = "base") -> None:
         n = num_players
         self.num_players = n
+        self.features = check_features(features)
         pieces: list[tuple[str, int, str]] = [
             ("hand", NUM_CARD_TYPES, "own cards, count per type"),
             ("top_discard", NUM_CARD_TYPES, "one-hot of the top discard"),
@@ -89,6 +120,11 @@ class ObsLayout:
             ("pending", NUM_CARD_TYPES, "cards of the opening melds chosen so far"),
             ("pending_melds", 1, "opening melds chosen so far / 3"),
         ]
+        self.base_size = sum(size for _, size, _ in pieces)
+        if features == "planning":
+            from carioca_env.planning import PLANNING_PIECES
+
+            pieces += list(PLANNING_PIECES)
         self.pieces = pieces
         self.slices: dict[str, slice] = {}
         start = 0
@@ -103,9 +139,9 @@ class ObsLayout:
 
 
 @lru_cache(maxsize=None)
-def obs_layout(num_players: int) -> ObsLayout:
-    """The (immutable, shared) layout for ``num_players`` seats."""
-    return ObsLayout(num_players)
+def obs_layout(num_players: int, features: str = "base") -> ObsLayout:
+    """The (immutable, shared) layout for ``num_players`` seats and a feature set."""
+    return ObsLayout(num_players, features)
 
 
 def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
@@ -123,8 +159,13 @@ def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
         out[base + (33 if c == JOKER else 19) + meld.lo + i - 1] = 1.0
 
 
-def encode_observation(view: PlayerView, pending: Sequence[Meld] = ()) -> np.ndarray:
-    """The observation array of ``view``'s seat (``pending``: opening melds chosen so far)."""
+def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features: str = "base") -> np.ndarray:
+    """The observation array of ``view``'s seat (``pending``: opening melds chosen so far;
+    ``features="planning"`` appends the planning piece)."""
+    if check_features(features) == "planning":
+        from carioca_env.planning import encode_planning
+
+        return np.concatenate([encode_observation(view, pending), encode_planning(view)])
     n = view.num_players
     layout = obs_layout(n)
     s = layout.slices
@@ -204,8 +245,10 @@ class GameEncoder:
     when ``Game.table_version`` moved.
     """
 
-    def __init__(self, num_players: int) -> None:
+    def __init__(self, num_players: int, features: str = "base") -> None:
         layout = obs_layout(num_players)
+        self.features = check_features(features)
+        self._planning: list[tuple[tuple, np.ndarray] | None] = [None] * num_players
         self.num_players = num_players
         self.layout = layout
         s = layout.slices
@@ -306,4 +349,19 @@ class GameEncoder:
                     out[p + c] += 1.0
             out[off["pending_melds"]] = len(pending) / 3.0
             cache.pending = bool(pending)
+        if self.features == "planning":
+            return np.concatenate([out, self._plan(game, seat)])
         return out.copy()
+
+    def _plan(self, game: Game, seat: int) -> np.ndarray:
+        """The planning piece, recomputed only when what it reads changed (the hand, the
+        deal, whether the seat opened, the table)."""
+        from carioca_env.planning import encode_planning
+
+        key = (game, game.deal_index, game.deal_number, game.opened[seat], game.table_version, tuple(game.hands[seat]))
+        cached = self._planning[seat]
+        if cached is not None and cached[0][0] is game and cached[0][1:] == key[1:]:
+            return cached[1]
+        piece = encode_planning(game.view(seat))
+        self._planning[seat] = (key, piece)
+        return piece

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("experiments.play", "play against the bots in the terminal"),
     "replay": ("experiments.replay", "replay and check a saved game record"),
     "train": ("experiments.train", "train a MaskablePPO agent"),
+    "imitate": ("experiments.imitate.cli", "train a policy by imitating a teacher agent (DAgger), for --init"),
     "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
     "serve": ("experiments.web.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
     "sweep": ("experiments.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),

@@ -48,6 +48,7 @@ from experiments.train import (
     TrainConfig,
     TrainError,
     _atomic_write,
+    check_writable,
     command_line,
     read_eval_csv,
     train,
@@ -78,18 +79,51 @@ def _trained_steps(model_dir: Path) -> int:
         return -1
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad numbers before anything is trained or written.
+
+    Raises:
+        TrainError: naming the option, what it got and what is allowed.
+    """
+    def count(name: str, value: Any, low: int) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise TrainError(f"--{name} must be an integer >= {low}, got {value!r}")
+
+    count("steps", args.steps, 1)
+    count("full-steps", args.full_steps, 1)
+    count("decks", args.decks, 1)
+    count("eval-every", args.eval_every, 0)
+    count("seed", args.seed, 0)
+    count("tournament-seed", args.tournament_seed, 0)
+    count("max-turns", args.max_turns, 1)
+    count("n-envs", args.n_envs, 1)
+    count("workers", args.workers, 1)
+    if args.players not in (2, 3, 4):
+        raise TrainError(f"--players must be 2, 3 or 4, got {args.players!r}")
+    bad = [k for k in args.contracts if k not in ALL_CONTRACTS]
+    if bad or not args.contracts:
+        raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
+    if not (isinstance(args.scale, (int, float)) and math.isfinite(args.scale) and args.scale > 0):
+        raise TrainError(f"--scale must be a number > 0, got {args.scale!r}")
+
+
 def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     """Run (or resume) the whole experiment into ``args.out``; returns the folder."""
     from experiments.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
+    check_arguments(args)
     size = dict(QUICK if args.quick else DEFAULTS)
     steps = int((args.steps or size["steps"]) * args.scale)
     full_steps = int((args.full_steps or size["full_steps"]) * args.scale)
     decks = max(1, int((args.decks or size["decks"]) * args.scale))
     eval_every = size["eval_every"] if args.eval_every is None else args.eval_every
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
     contracts = tuple(args.contracts)
     dirs = model_dirs(out, contracts, not args.no_full)
     _atomic_write(out / "experiment.json", (json.dumps({
@@ -335,7 +369,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      f"full game, {DEFAULTS['decks']} tournament decks per contract (~45 min on 2 idle cores, 1-2 h shared);\n"
                      "--scale multiplies steps and decks. Rerunning the same command resumes every stage.")
     parser.add_argument("--out", type=Path, default=Path("results/rl-experiment"), help="folder (default results/rl-experiment)")
-    parser.add_argument("--players", type=int, default=2, help="seats, 2-4 (default 2)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2],
+                        help="seats, 2-4 (default 2; several only with --pipeline)")
     parser.add_argument("--contracts", type=int, nargs="+", default=list(ALL_CONTRACTS), help="contracts (default all seven)")
     parser.add_argument("--no-full", action="store_true", help="no full-game model")
     parser.add_argument("--steps", type=int, help=f"steps per contract model (default {DEFAULTS['steps']})")
@@ -349,7 +384,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tournament opponents (default random greedy heuristic)")
     parser.add_argument("--eval-every", type=int, help="steps between learning-curve evaluations (default 25000)")
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    parser.add_argument("--tournament-seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--tournament-seed", type=int,
+                        help="tournament seed (default 0; with --pipeline 2026: decks never used in training)")
     parser.add_argument("--max-turns", type=int, default=300, help="tournament truncation (default 300, as in training)")
     parser.add_argument("--n-envs", type=int, default=DEFAULT_N_ENVS,
                         help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
@@ -361,6 +397,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--report", type=Path, metavar="DIR", help="only rebuild the tables and plots of DIR")
+    p = parser.add_argument_group("the learned set (experiments/learned_set.py)")
+    p.add_argument("--pipeline", metavar="STAGES",
+                   help="imitate+ppo: per player count and target, imitation of the heuristic then fine-tuning "
+                        "(resumable; see experiments/learned_set.py)")
+    p.add_argument("--final-tournament", action="store_true",
+                   help="with --pipeline: the duplicate tournament of the learned agents against heuristic, greedy "
+                        "and random on --decks fresh decks per contract (default 100)")
+    p.add_argument("--eval-seed", type=int, default=1, help="with --pipeline: tournament seed of training evaluations")
+    p.add_argument("--ship", nargs="+", default=[], metavar="NAME=TARGET/P",
+                   help="with --pipeline: copy finished models to agents/models/NAME (e.g. contract3-p4=contract3/4)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -371,6 +417,15 @@ def run(args: argparse.Namespace) -> int:
                 print(f"wrote {p}")
             print((args.report / "results.md").read_text())
             return 0
+        args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
+        args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
+        if args.pipeline is not None:
+            return _run_pipeline(args)
+        if len(args.players_list) != 1:
+            raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
+        args.players = args.players_list[0]
+        if args.tournament_seed is None:
+            args.tournament_seed = 0
         t = time.monotonic()
         out = run_experiment(args)
     except TrainError as exc:
@@ -382,4 +437,26 @@ def run(args: argparse.Namespace) -> int:
     print((out / "results.md").read_text())
     print(f"results in {out}/ (results.csv, pairs.csv, results.md, penalty.png, learning_curves.png); "
           f"{(time.monotonic() - t) / 60:.1f} min")
+    return 0
+
+
+def _run_pipeline(args: argparse.Namespace) -> int:
+    from experiments import learned_set
+
+    learned_set.check(args)
+    for name, low in (("seed", 0), ("eval_seed", 0), ("workers", 1), ("max_turns", 1)):
+        v = getattr(args, name)
+        if v < low:
+            raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
+    if args.decks is not None and args.decks < 1:
+        raise TrainError(f"--decks must be an integer >= 1, got {args.decks}")
+    if args.tournament_seed is None:
+        args.tournament_seed = 2026
+    out = learned_set.run_pipeline(args)
+    for spec in args.ship:
+        print(f"shipped {learned_set.ship(out, spec)}")
+    if args.final_tournament:
+        learned_set.final_tournament(args)
+        print(learned_set.report(out))
+    print(f"learned set in {out}/ (pipeline.json: commands, seeds and wall times)")
     return 0

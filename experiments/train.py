@@ -114,7 +114,14 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "max_grad_norm": 0.5,
     "reward_scale": 0.01,       # rewards are minus penalty / 100
     "max_turns": 300,           # turns per deal before truncation (R17)
+    "features": "base",         # observation variant: base, or planning (carioca_env.planning)
+    # fine-tuning from an imitation model (--init); all off for a fresh model
+    "kl_coef": 0.0,             # weight of KL(pi || pi_init) in the policy loss at step 0
+    "kl_decay_steps": 0,        # ... decaying linearly to 0 over this many steps (0: constant)
+    "value_warmup_updates": 0,  # first PPO updates train the value net only (policy frozen)
 }
+
+_FINE_TUNE_SETTINGS = ("features", "kl_coef", "kl_decay_steps", "value_warmup_updates")
 
 #: Environments per run and how they are vectorized (``--n-envs``, ``--vec``).
 DEFAULT_N_ENVS = 8
@@ -122,7 +129,7 @@ DEFAULT_VEC = "dummy"
 
 #: Options that define a run (a resumed run must repeat them).
 _DEFINING = ("contract", "players", "opponents", "self_play", "self_play_prob", "pool_size",
-             "snapshot_every", "seed", "n_envs", "settings")
+             "snapshot_every", "seed", "n_envs", "settings", "init")
 
 EVAL_COLUMNS = (
     "steps", "opponent", "contracts", "decks", "deals",
@@ -133,8 +140,155 @@ EVAL_COLUMNS = (
 )
 
 
-class TrainError(Exception):
-    """A training run that cannot start or resume (the message says what to do)."""
+class TrainError(ValueError):
+    """A training run that cannot start or resume: a bad option or setting (the message
+    names it, what it got and what is allowed) or a folder that holds another run."""
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """What one entry of :data:`TRAIN_SETTINGS` accepts: a number type and a range.
+
+    ``low``/``high`` are inclusive unless ``low_open``/``high_open`` (then strict);
+    ``None`` means unbounded.  ``net_arch`` is a list of layer widths (``kind="layers"``).
+    """
+
+    kind: str  # "int", "float", "layers" or "choice"
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        """The allowed values in words (for error messages)."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "layers":
+            return "a comma-separated list of 1-8 layer widths, each an integer 1..4096 (e.g. 64,64)"
+        def num(x: float) -> str:
+            return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+        lo = "" if self.low is None else f"{'>' if self.low_open else '>='} {num(self.low)}"
+        hi = "" if self.high is None else f"{'<' if self.high_open else '<='} {num(self.high)}"
+        what = "an integer" if self.kind == "int" else "a number"
+        return f"{what} {' and '.join(x for x in (lo, hi) if x)}".strip()
+
+    def check(self, key: str, value: Any) -> Any:
+        """``value`` converted to this setting's type; raises :class:`TrainError` naming the
+        setting, what it got and what is allowed."""
+        def bad() -> TrainError:
+            return TrainError(f"setting {key}: got {_excerpt(value)}; allowed: {self.allowed()}")
+
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise bad()
+            return value
+        if self.kind == "layers":
+            items = value.split(",") if isinstance(value, str) else value
+            if not isinstance(items, (list, tuple)) or not 1 <= len(items) <= 8:
+                raise bad()
+            try:
+                widths = [_as_int(x) for x in items]
+            except (TypeError, ValueError):
+                raise bad() from None
+            if any(not 1 <= w <= 4096 for w in widths):
+                raise bad()
+            return widths
+        try:
+            x: float = _as_int(value) if self.kind == "int" else _as_float(value)
+        except (TypeError, ValueError):
+            raise bad() from None
+        if not math.isfinite(x):
+            raise bad()
+        if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
+            raise bad()
+        if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
+            raise bad()
+        return x
+
+
+def _excerpt(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"
+
+
+def _as_int(value: Any) -> int:
+    """An integer from an int or its text (``"256"``, ``"1e3"`` when whole); refuses bools and fractions."""
+    if isinstance(value, bool):
+        raise TypeError("a bool is not an integer")
+    if isinstance(value, int):
+        return value
+    x = float(value) if isinstance(value, (str, float)) else float("nan")
+    if not math.isfinite(x) or x != int(x):
+        raise ValueError(f"{value!r} is not an integer")
+    return int(x)
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise TypeError("a bool is not a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return float(value)
+    raise TypeError(f"{value!r} is not a number")
+
+
+#: The type and range of every setting (checked before anything is written).
+SETTING_SPECS: dict[str, SettingSpec] = {
+    "net_arch": SettingSpec("layers"),
+    "rollout_steps": SettingSpec("int", 8, 1 << 20),
+    "batch_size": SettingSpec("int", 2, 1 << 20),  # 1 gives a NaN advantage normalization
+    "n_epochs": SettingSpec("int", 1, 1000),
+    "learning_rate": SettingSpec("float", 0, 1, low_open=True),
+    "gamma": SettingSpec("float", 0, 1),
+    "gae_lambda": SettingSpec("float", 0, 1),
+    "clip_range": SettingSpec("float", 0, None, low_open=True),
+    "ent_coef": SettingSpec("float", 0, None),
+    "vf_coef": SettingSpec("float", 0, None),
+    "max_grad_norm": SettingSpec("float", 0, None, low_open=True),
+    "reward_scale": SettingSpec("float", 0, None, low_open=True),
+    "max_turns": SettingSpec("int", 1, 100_000),
+    "features": SettingSpec("choice", choices=("base", "planning")),
+    "kl_coef": SettingSpec("float", 0, None),
+    "kl_decay_steps": SettingSpec("int", 0, None),
+    "value_warmup_updates": SettingSpec("int", 0, 10_000),
+}
+
+
+def init_settings(init: str) -> dict[str, Any]:
+    """``net_arch`` and ``features`` of an ``--init`` model's card: a run from it uses them
+    unless ``--set`` says otherwise (a missing card is reported when the model loads)."""
+    from agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
+
+    try:
+        card = read_card(resolve_model_path(init))
+    except ModelLoadError:
+        return {}
+    out: dict[str, Any] = {"features": card_features(card)}
+    arch = (card.get("settings") or {}).get("net_arch")
+    if arch:
+        out["net_arch"] = list(arch)
+    return out
+
+
+def check_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings with every value converted and range-checked.
+
+    Raises:
+        TrainError: an unknown key, or a value of the wrong type or out of range.
+    """
+    unknown = sorted(set(settings) - set(TRAIN_SETTINGS))
+    if unknown:
+        raise TrainError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(TRAIN_SETTINGS)}")
+    return {k: SETTING_SPECS[k].check(k, v) for k, v in settings.items()}
+
+
+def _check_count(name: str, value: Any, low: int, what: str = "") -> None:
+    """Refuse an option that is not an integer >= ``low`` (bools are not integers)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise TrainError(f"{name} must be an integer >= {low}{what}, got {_excerpt(value)}")
 
 
 # =========================================================================== config
@@ -167,6 +321,9 @@ class TrainConfig:
         clean: at the end keep only the model, its card, eval.csv and run.json (no
             checkpoints, snapshots or TensorBoard logs): a folder to ship.
         command: the command line recorded in the model card.
+        init: a model (``ppo`` spec argument: a path or a shipped name) whose weights
+            start the run (``carioca train --init``, e.g. an imitation model); its
+            network shape must be the run's ``net_arch``.
     """
 
     contract: int | str = 1
@@ -190,6 +347,7 @@ class TrainConfig:
     tensorboard: bool = True
     clean: bool = False
     command: str = ""
+    init: str | None = None
 
     def __post_init__(self) -> None:
         c = self.contract
@@ -204,13 +362,34 @@ class TrainConfig:
             raise TrainError(f"--players must be 2, 3 or 4, got {self.players!r}")
         if not self.opponents:
             raise TrainError("--opponents needs at least one agent spec")
-        if self.steps < 1 or self.n_envs < 1:
-            raise TrainError("--steps and --n-envs must be positive")
+        _check_count("--steps", self.steps, 1)
+        _check_count("--n-envs", self.n_envs, 1)
+        _check_count("--seed", self.seed, 0)
+        _check_count("--eval-every", self.eval_every, 0, " (0: only at the end)")
+        _check_count("--eval-decks", self.eval_decks, 1)
+        _check_count("--eval-seed", self.eval_seed, 0)
+        if self.eval_max_turns is not None:
+            _check_count("--eval-max-turns", self.eval_max_turns, 1)
+        _check_count("--checkpoint-every", self.checkpoint_every, 1)
+        _check_count("--snapshot-every", self.snapshot_every, 1)
+        _check_count("--pool-size", self.pool_size, 1)
+        p = self.self_play_prob
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise TrainError(f"--self-play-prob must be a number in [0, 1], got {_excerpt(p)}")
         if self.vec not in ("auto", "dummy", "subproc"):
             raise TrainError(f"--vec must be auto, dummy or subproc, got {self.vec!r}")
-        unknown = sorted(set(self.settings) - set(TRAIN_SETTINGS))
-        if unknown:
-            raise TrainError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(TRAIN_SETTINGS)}")
+        if not self.eval_opponents:
+            raise TrainError("--eval-opponents needs at least one agent spec")
+        for name, specs in (("--opponents", self.opponents), ("--eval-opponents", self.eval_opponents)):
+            bad = [x for x in specs if not isinstance(x, str) or not x]
+            if bad:
+                raise TrainError(f"{name}: every entry must be an agent spec string, got {_excerpt(bad[0])}")
+        if self.init is not None and not isinstance(self.init, str):
+            raise TrainError(f"--init must be a model path or ppo name, got {_excerpt(self.init)}")
+        settings = dict(self.settings)
+        if self.init is not None:
+            settings = {**init_settings(self.init), **settings}
+        object.__setattr__(self, "settings", check_settings(settings))
 
     @property
     def deals(self) -> tuple[int, ...]:
@@ -234,7 +413,12 @@ class TrainConfig:
         """What defines the run (``run.json``; a resume must match it)."""
         d = {k: getattr(self, k) for k in _DEFINING}
         d["opponents"] = list(self.opponents)
-        d["settings"] = self.merged_settings
+        # fine-tuning settings left at their defaults are not recorded, so runs made
+        # before they existed still resume
+        d["settings"] = {k: v for k, v in self.merged_settings.items()
+                         if not (k in _FINE_TUNE_SETTINGS and v == TRAIN_SETTINGS[k])}
+        if self.init is None:
+            del d["init"]
         return json.loads(json.dumps(d))
 
 
@@ -340,7 +524,7 @@ def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -
     ]
     env = CariocaSingleAgentEnv(
         EnvConfig(num_players=n, deals=config.deals, reward="penalty", reward_scale=s["reward_scale"],
-                  max_turns=s["max_turns"]),
+                  max_turns=s["max_turns"], features=s["features"]),
         opponents=opponents,
         learner_seat=None,
         mask_in_info=False,  # MaskablePPO asks action_masks(); DummyVecEnv deep-copies infos
@@ -359,16 +543,27 @@ def make_vec_env(config: TrainConfig, snapshots: str | None = None) -> Any:
     return VecMonitor(venv)
 
 
-def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = None) -> Any:
-    """A fresh MaskablePPO for ``venv`` with the run's settings."""
+def model_class(config: TrainConfig) -> Any:
+    """MaskablePPO, or its anchored subclass for a run from an ``--init`` model
+    (:mod:`experiments.finetune`)."""
+    if config.init is not None:
+        from experiments.finetune import AnchoredMaskablePPO
+
+        return AnchoredMaskablePPO
     from sb3_contrib import MaskablePPO
 
+    return MaskablePPO
+
+
+def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = None, init: Any = None) -> Any:
+    """A fresh MaskablePPO for ``venv`` with the run's settings; with ``init`` (a loaded
+    model of the same shape) it starts from those weights, anchored to them."""
     from agents.ppo_policy import CariocaMaskablePolicy
 
     s = config.merged_settings
     n_steps = max(8, s["rollout_steps"] // config.n_envs)
     batch = min(s["batch_size"], n_steps * config.n_envs)
-    return MaskablePPO(
+    model = model_class(config)(
         CariocaMaskablePolicy, venv,
         n_steps=n_steps, batch_size=batch, n_epochs=s["n_epochs"], learning_rate=s["learning_rate"],
         gamma=s["gamma"], gae_lambda=s["gae_lambda"], clip_range=s["clip_range"], ent_coef=s["ent_coef"],
@@ -376,6 +571,16 @@ def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = Non
         policy_kwargs={"net_arch": list(s["net_arch"])},
         tensorboard_log=tensorboard_log, seed=config.seed, device="cpu", verbose=0,
     )
+    if init is not None:
+        model.policy.load_state_dict(init.policy.state_dict())
+        attach_anchor(model, config, init)
+    return model
+
+
+def attach_anchor(model: Any, config: TrainConfig, init: Any) -> None:
+    """Give an anchored model its reference policy and the run's anchor settings."""
+    s = config.merged_settings
+    model.set_anchor(init.policy, s["kl_coef"], s["kl_decay_steps"], s["value_warmup_updates"])
 
 
 def _config_to_json(config: TrainConfig) -> dict[str, Any]:
@@ -638,6 +843,70 @@ def _tensorboard_dir(config: TrainConfig, out: Path, say: Callable[[str], None])
     return str(out / "tb")
 
 
+def check_agents(config: TrainConfig) -> None:
+    """Build every opponent and evaluation agent once, so a bad spec is refused before training.
+
+    Raises:
+        TrainError: naming the option and the spec.
+    """
+    from agents.registry import make_agent
+
+    for option, specs in (("--opponents", config.opponents), ("--eval-opponents", config.eval_opponents)):
+        for spec in specs:
+            try:
+                agent = make_agent(spec, 0)
+            except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
+                raise TrainError(f"{option}: cannot build agent {_excerpt(spec)}: {exc}") from None
+            made_for = getattr(agent, "num_players", None)
+            if isinstance(made_for, int) and made_for != config.players:
+                raise TrainError(f"{option}: {spec} was made for {made_for} players; this run has {config.players}")
+
+
+def load_init(config: TrainConfig) -> Any:
+    """The ``--init`` model (``None`` without one), checked against the run's players and net_arch.
+
+    Raises:
+        TrainError: a missing or unusable model, or another network shape.
+    """
+    if config.init is None:
+        return None
+    from agents.ppo_agent import ModelLoadError, load_model
+
+    try:
+        model, card = load_model(config.init, config.players)
+    except ModelLoadError as exc:
+        raise TrainError(f"--init: {exc}") from None
+    from agents.ppo_agent import card_features
+
+    if card_features(card) != config.merged_settings["features"]:
+        raise TrainError(f"--init: {config.init} was made for observation features {card_features(card)!r}; "
+                         f"this run has {config.merged_settings['features']!r}")
+    arch = config.merged_settings["net_arch"]
+    has = model.policy.net_arch
+    has_pi = list(has["pi"]) if isinstance(has, dict) else list(has)
+    if has_pi != arch:
+        raise TrainError(f"--init: {config.init} has layers {has_pi}; this run's net_arch is {arch} "
+                         f"(pass --set net_arch={','.join(map(str, has_pi))})")
+    return model
+
+
+def check_writable(out: Path) -> None:
+    """Refuse an output folder that cannot be created or written, before anything is written.
+
+    Raises:
+        TrainError: naming the folder and the reason.
+    """
+    probe = out
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise TrainError(f"--out {out}: {probe} is a file, not a folder; choose another --out")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise TrainError(f"--out {out}: {probe} is not writable; choose another --out")
+
+
 def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite: bool = False,
           log: Callable[[str], None] | None = None) -> TrainResult:
     """Train (or resume) a run into ``out``; see the module docstring.
@@ -659,10 +928,11 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite
 
 
 def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say: Callable[[str], None]) -> TrainResult:
-    from sb3_contrib import MaskablePPO
-
     from agents.ppo_agent import model_card
 
+    check_agents(config)  # everything is checked before anything is written
+    init_model = load_init(config)
+    check_writable(out)
     if overwrite and out.exists():
         for name in ("checkpoints", "snapshots", "eval", "tb", "eval.csv", "run.json", "model.zip", "model.json"):
             p = out / name
@@ -670,7 +940,10 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
                 shutil.rmtree(p)
             elif p.exists():
                 p.unlink()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
     run_file = out / "run.json"
     defining = config.defining()
     if run_file.exists():
@@ -705,7 +978,9 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
                 from agents.ppo_agent import _rng_preserved
 
                 with _rng_preserved():
-                    model = MaskablePPO.load(str(start_from), env=venv, device="cpu", tensorboard_log=tb)
+                    model = model_class(config).load(str(start_from), env=venv, device="cpu", tensorboard_log=tb)
+                if init_model is not None:
+                    attach_anchor(model, config, init_model)
             except Exception as exc:  # noqa: BLE001
                 raise TrainError(f"cannot resume from {start_from}: {type(exc).__name__}: {exc}; delete it to "
                                  f"resume from an earlier checkpoint, or pass --overwrite") from None
@@ -716,14 +991,14 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
             if resumed_from < config.steps:
                 say(f"resuming {out} from {start_from.name}{note}: {resumed_from} steps done, training to {config.steps}")
         else:
-            model = make_model(venv, config, tb)
+            model = make_model(venv, config, tb, init_model)
         start = time.monotonic()
         state: dict[str, Any] = {"eval_rows": eval_rows}
         state["wall"] = lambda: base_wall + time.monotonic() - start
 
         def card(n: int) -> dict[str, Any]:
             return model_card(
-                config.players, contract=config.contract, deals=list(config.deals), steps=n,
+                config.players, features=config.merged_settings["features"], contract=config.contract, deals=list(config.deals), steps=n,
                 seed=config.seed, command=config.command or f"experiments.train.train({config.defining()})",
                 opponents=list(config.opponents),
                 self_play=config.self_play, n_envs=config.n_envs, settings=config.merged_settings,
@@ -732,6 +1007,8 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
             )
 
         state["card"] = card
+        if init_model is not None and resumed_from is None and config.eval_every > 0 and not state["eval_rows"]:
+            run_evaluation(model, config, out, state)  # the learning curve starts at the imitation policy
         remaining = config.steps - model.num_timesteps
         if remaining > 0:
             callback = _make_callback(config, out, state, progress, say)
@@ -794,6 +1071,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a training setting, e.g. --set net_arch=64,64 --set ent_coef=0.02")
     g.add_argument("--steps", type=int, default=100_000, help="environment steps to train to (default 100000)")
+    g.add_argument("--init", metavar="MODEL",
+                   help="start from this model's weights (a path or a shipped name, e.g. an imitation model from "
+                        "`carioca imitate`); anchored to it by --set kl_coef=, kl_decay_steps=, value_warmup_updates=")
     e = parser.add_argument_group("evaluation")
     e.add_argument("--eval-every", type=int, default=25_000,
                    help="steps between evaluations (default 25000; 0 = only at the end)")
@@ -817,17 +1097,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_settings(items: Sequence[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` overrides (numbers parsed; ``net_arch=64,64``)."""
+    """``KEY=VALUE`` overrides, converted and range-checked (``net_arch=64,64``).
+
+    Raises:
+        TrainError: not ``KEY=VALUE``, an unknown key, or a bad value (see :data:`SETTING_SPECS`).
+    """
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or key not in TRAIN_SETTINGS:
-            raise TrainError(f"--set {item!r}: expected KEY=VALUE with KEY one of {', '.join(TRAIN_SETTINGS)}")
-        if key == "net_arch":
-            out[key] = [int(x) for x in value.split(",") if x]
-        else:
-            out[key] = type(TRAIN_SETTINGS[key])(float(value)) if isinstance(TRAIN_SETTINGS[key], (int, float)) else value
-    return out
+            raise TrainError(f"--set {_excerpt(item)}: expected KEY=VALUE with KEY one of {', '.join(TRAIN_SETTINGS)}")
+        out[key] = value
+    return check_settings(out)
 
 
 def command_line(args: argparse.Namespace, name: str = "train") -> str:
@@ -836,7 +1117,7 @@ def command_line(args: argparse.Namespace, name: str = "train") -> str:
 
     parts = ["carioca", name]
     for key, value in vars(args).items():
-        if key in ("command", "func") or value is None or value is False:
+        if key in ("command", "func", "players_list") or value is None or value is False:
             continue
         flag = "--" + key.replace("_", "-")
         if value is True:
@@ -859,7 +1140,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         eval_every=args.eval_every, eval_decks=args.eval_decks, eval_opponents=tuple(args.eval_opponents),
         eval_seed=args.eval_seed, eval_max_turns=args.eval_max_turns, checkpoint_every=args.checkpoint_every,
         snapshot_every=args.snapshot_every, pool_size=args.pool_size, self_play_prob=args.self_play_prob,
-        tensorboard=not args.no_tensorboard, clean=args.clean, command=command_line(args),
+        tensorboard=not args.no_tensorboard, clean=args.clean, command=command_line(args), init=args.init,
     )
 
 

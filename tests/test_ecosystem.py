@@ -285,7 +285,7 @@ def test_a_missing_extra_is_named(monkeypatch):
     from agents.registry import make_agent
 
     with pytest.raises(MissingExtraError, match=re.escape('pip install "carioca-env[train]"')):
-        make_agent("ppo:models/contract1")
+        make_agent("ppo:contract1")
     monkeypatch.setattr(extras, "_installed", lambda module: module != "PIL")
     with pytest.raises(MissingExtraError, match=re.escape("carioca-env[render]")):
         CariocaSingleAgentEnv(render_mode="rgb_array")

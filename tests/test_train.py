@@ -44,7 +44,7 @@ from experiments.train import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "models" / "contract1"
+SHIPPED = ROOT / "agents" / "models" / "contract1"
 FIXTURE = ROOT / "tests" / "data" / "rl_results"
 
 #: Small, fast-learning settings for tests (many small updates).
@@ -198,7 +198,7 @@ def test_missing_or_corrupt_model_files_give_clear_errors(tmp_path: Path) -> Non
 def test_ppo_registry_spec_with_the_shipped_model(tmp_path: Path) -> None:
     from experiments.tournament import TournamentConfig, run_tournament
 
-    assert (SHIPPED / "model.zip").exists(), "the shipped model models/contract1 is part of the repository"
+    assert (SHIPPED / "model.zip").exists(), "the shipped model agents/models/contract1 is part of the repository"
     agent = make_agent(f"ppo:{SHIPPED}", seed=3)
     assert isinstance(agent, PPOAgent) and agent.name == f"ppo:{SHIPPED}"
     assert agent.card["contract"] == 1 and agent.num_players == 2

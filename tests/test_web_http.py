@@ -329,7 +329,7 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
     from agents.registry import make_agent
 
     served = tmp_path / "s"
-    shutil.copytree(ROOT / "models" / "contract1", served / "models" / "contract1")
+    shutil.copytree(ROOT / "agents" / "models" / "contract1", served / "models" / "contract1")
     game = Game(GameConfig(num_players=2, deals=(1,)), seed=3)
     agent = make_agent(f"ppo:{served / 'models' / 'contract1'}", 0)
     while not game.game_over and len(game.moves) < 30:

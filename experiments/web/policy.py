@@ -24,8 +24,9 @@ from carioca_env.observation import encode_observation
 TOP = 12
 
 
-def step_probabilities(model: Any, game: Game, pending: Sequence[Meld]) -> list[tuple[int, float]]:
-    """``(action id, probability)`` of every legal action at this step, most likely first."""
+def step_probabilities(model: Any, game: Game, pending: Sequence[Meld], features: str = "base") -> list[tuple[int, float]]:
+    """``(action id, probability)`` of every legal action at this step, most likely first
+    (``features``: the observation variant the model was trained on, from its card)."""
     from agents.ppo_agent import masked_logits
 
     seat = game.current_player
@@ -35,7 +36,7 @@ def step_probabilities(model: Any, game: Game, pending: Sequence[Meld]) -> list[
     legal = np.flatnonzero(mask)
     if not len(legal):
         return []
-    logits = masked_logits(model, encode_observation(view, pending))[legal].astype(np.float64)
+    logits = masked_logits(model, encode_observation(view, pending, features))[legal].astype(np.float64)
     p = np.exp(logits - logits.max())
     p /= p.sum()
     order = np.argsort(-p, kind="stable")
@@ -54,9 +55,10 @@ def decision_probabilities(model_path: Path, game: Game, played: str | None) -> 
         ModelLoadError / ModelMismatchError: the model cannot be loaded, or was made for
             another number of players or layout.
     """
-    from agents.ppo_agent import load_model
+    from agents.ppo_agent import card_features, load_model
 
-    model, _card = load_model(model_path, game.num_players)
+    model, card = load_model(model_path, game.num_players)
+    features = card_features(card)
     if game.game_over:
         return {"seat": None, "steps": []}
     table = action_table(game.num_players)
@@ -71,7 +73,7 @@ def decision_probabilities(model_path: Path, game: Game, played: str | None) -> 
     steps = []
     pending: list[Meld] = []
     for k in range(len(chosen) if is_open else 1):
-        probs = step_probabilities(model, game, pending)
+        probs = step_probabilities(model, game, pending, features)
         mark = chosen[k] if k < len(chosen) else None
         rows = [{"move": _label(game, a), "p": p, "played": a == mark} for a, p in probs[:TOP]]
         rest = sum(p for _a, p in probs[TOP:])

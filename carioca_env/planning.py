@@ -1,0 +1,59 @@
+"""The optional ``planning`` observation piece: the hand's plan towards the contract.
+
+``carioca_v0.env(features="planning")`` appends these values to the observation (the
+table in :mod:`carioca_env.observation` lists them).  They are computed from the seat's
+:class:`~carioca_env.PlayerView` only, with the exact hand analysis of
+:mod:`agents.features` (plain Python; imported when the piece is first computed, so the
+engine itself never needs it):
+
+* ``plan_deficiency``: the hand's exact deficiency for the deal's contract (fewest cards
+  still missing, jokers included) divided by the contract's card count; 0 once the seat
+  has opened;
+* ``plan_used``: per card type, 1 when some optimal plan of the hand uses that type
+  (discarding any other type changes neither the deficiency nor the outs); before
+  opening only;
+* ``plan_outs``: per card type, 1 when drawing one more copy lowers the deficiency (the
+  hand's outs); before opening only;
+* ``plan_fits``: per card type, 1 when a natural of that type can be laid off on a meld
+  on the table now (a trio's rank; the card below or above a run).
+
+Being a function of the view alone, it cannot leak a hidden card; the leak test
+reshuffles the hidden cards and checks the whole observation, this piece included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from carioca_env.cards import NUM_CARD_TYPES
+from carioca_env.game import PlayerView
+
+#: ``(name, size, meaning)`` of the planning piece, in order
+PLANNING_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("plan_deficiency", 1, "contract cards still missing / contract cards (0 once opened)"),
+    ("plan_used", NUM_CARD_TYPES, "card types some optimal plan uses (before opening)"),
+    ("plan_outs", NUM_CARD_TYPES, "card types that lower the deficiency when drawn (before opening)"),
+    ("plan_fits", NUM_CARD_TYPES, "card types a table meld takes now"),
+)
+PLANNING_SIZE = sum(size for _, size, _ in PLANNING_PIECES)
+
+
+def encode_planning(view: PlayerView) -> np.ndarray:
+    """The planning piece of ``view``'s seat (``PLANNING_SIZE`` float32 values in [0, 1])."""
+    from agents.features import analyze, sim_table
+
+    out = np.zeros(PLANNING_SIZE, dtype=np.float32)
+    used0 = 1
+    outs0 = used0 + NUM_CARD_TYPES
+    fits0 = outs0 + NUM_CARD_TYPES
+    if not view.opened[view.seat]:
+        a = analyze(view.hand_counts, view.contract)
+        out[0] = a.deficiency / view.contract.cards
+        for c in a.used_types:
+            out[used0 + c] = 1.0
+        for c in a.outs:
+            out[outs0 + c] = 1.0
+    for meld in sim_table(view):
+        for c in meld.needs():
+            out[fits0 + c] = 1.0
+    return out

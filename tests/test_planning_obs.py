@@ -1,0 +1,99 @@
+"""The ``planning`` observation variant: layout, values, no leak, fast path equal to the reference."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents.features import analyze
+from carioca_env import Game, GameConfig, carioca_v0
+from carioca_env.cards import NUM_CARD_TYPES
+from carioca_env.env import CariocaState
+from carioca_env.errors import InvalidConfigError
+from carioca_env.observation import encode_observation, obs_layout
+from carioca_env.planning import PLANNING_SIZE, encode_planning
+from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
+
+
+def _walk(n: int, deals: tuple[int, ...], seed: int, steps: int, features: str = "planning"):
+    """States along a game played by a random policy that likes to meld (copies every few steps)."""
+    rng = random.Random(seed)
+    state = CariocaState(Game(GameConfig(num_players=n, deals=deals), seed=seed), features)
+    for k in range(steps):
+        if state.game.game_over:
+            return
+        legal = [int(a) for a in np.flatnonzero(state.mask())]
+        melding = [a for a in legal if state.table.decode(a).kind.name in ("OPEN_MELD", "LAY_OFF", "SWAP")]
+        yield state
+        state.step(rng.choice(melding) if melding and rng.random() < 0.9 else rng.choice(legal))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_layout_appends_the_planning_pieces(n: int) -> None:
+    base, plan = obs_layout(n), obs_layout(n, "planning")
+    assert plan.size == base.size + PLANNING_SIZE == base.size + 160
+    assert [p for p in plan.table()[:len(base.table())]] == base.table()
+    assert [name for name, *_ in plan.table()[-4:]] == ["plan_deficiency", "plan_used", "plan_outs", "plan_fits"]
+    env = carioca_v0.env(num_players=n, features="planning")
+    env.reset(seed=0)
+    assert env.observation_space(env.agents[0])["observation"].shape == (plan.size,)
+
+
+def test_planning_values_are_the_hand_analysis() -> None:
+    checked = 0
+    for state in _walk(2, (3,), 4, 200):
+        game = state.game
+        seat = game.current_player
+        view = game.view(seat)
+        piece = encode_planning(view)
+        if view.opened[seat]:
+            assert piece[0] == 0 and not piece[1:1 + 2 * NUM_CARD_TYPES].any()
+            continue
+        a = analyze(view.hand_counts, view.contract)
+        assert piece[0] == pytest.approx(a.deficiency / view.contract.cards)
+        assert set(np.flatnonzero(piece[1:54])) == set(a.used_types)
+        assert set(np.flatnonzero(piece[54:107])) == set(a.outs)
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_planning_observation_does_not_depend_on_hidden_cards(n: int) -> None:
+    rng = random.Random(9)
+    changed = 0
+    for deal in (1, 4, 7):
+        for k, state in enumerate(_walk(n, (deal,), 30 + deal, 160)):
+            if k % 8:
+                continue
+            game = state.game
+            for seat in range(n):
+                twin = _shuffle_hidden(game, seat, rng)
+                changed += any(twin.hands[s] != game.hands[s] for s in range(n))
+                pending = state.pending if seat == game.current_player else ()
+                assert np.array_equal(encode_observation(game.view(seat), pending, "planning"),
+                                      encode_observation(twin.view(seat), pending, "planning"))
+    assert changed > 10
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_fast_planning_encoder_equals_the_view_based_reference(n: int) -> None:
+    """Every seat at every step of a whole game: the env's cached encoder and the reference."""
+    fits = opened = 0
+    for state in _walk(n, (1, 2, 3, 4, 5, 6, 7), 3, 1200):
+        game = state.game
+        for seat in range(n):
+            pending = state.pending if seat == game.current_player else ()
+            fast = state.observe(seat)
+            assert np.array_equal(fast, encode_observation(game.view(seat), pending, "planning"))
+            fits += bool(fast[-NUM_CARD_TYPES:].any())
+            opened += game.opened[seat]
+    assert fits > 0 and opened > 0  # the table part and the after-opening part were exercised
+
+
+def test_unknown_feature_set_is_refused() -> None:
+    with pytest.raises(InvalidConfigError, match="features"):
+        carioca_v0.env(features="godview")
+    with pytest.raises(ValueError, match="features"):
+        encode_observation(Game(GameConfig(num_players=2), seed=0).view(0), (), "x")
