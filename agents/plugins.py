@@ -147,9 +147,10 @@ def worker_problem(spec: str) -> str | None:
 
     registry.available()  # loads the built-ins
     name = spec.partition(":")[0]
-    factory = registry._FACTORIES.get(name)
+    entry = registry._FACTORIES.get(name)
+    factory = None if entry is None else entry.factory
     module = getattr(factory, "__module__", "") or ""
-    if factory is None or module == "agents" or module.startswith("agents."):
+    if entry is None or module == "agents" or module.startswith("agents."):
         return None  # unknown names are reported by make_agent itself
     return (
         f"agent {name!r} was registered at run time (by {module or 'unknown code'}) with "

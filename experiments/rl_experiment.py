@@ -98,6 +98,10 @@ def check_arguments(args: argparse.Namespace) -> None:
     count("max-turns", args.max_turns, 1)
     count("n-envs", args.n_envs, 1)
     count("workers", args.workers, 1)
+    if isinstance(args.players, list) and len(args.players) == 1:
+        args.players = args.players[0]  # as parsed: --players takes a list (several only with --pipeline)
+    if args.tournament_seed is None:
+        args.tournament_seed = 0  # the default without --pipeline (the pipeline's final one uses its own)
     if args.players not in (2, 3, 4):
         raise TrainError(f"--players must be 2, 3 or 4, got {args.players!r}")
     bad = [k for k in args.contracts if k not in ALL_CONTRACTS]

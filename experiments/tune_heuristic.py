@@ -105,13 +105,14 @@ def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, dec
               max_turns: int, start: dict[str, float], progress: bool, log=print) -> dict[str, Any]:
     """Run the Optuna study; returns the result document (see the module docstring)."""
     import optuna
-    from tqdm import tqdm
+
+    from experiments.progress import progress_bar
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
     study.enqueue_trial({k: min(max(start[k], lo), hi) for k, (lo, hi) in SEARCH_SPACE.items()})
     records: list[dict[str, Any]] = []
-    bar = tqdm(total=trials, unit="trial", desc="tune-heuristic", disable=not progress, file=sys.stderr)
+    bar = progress_bar(total=trials, unit="trial", desc="tune-heuristic", enabled=progress, file=sys.stderr)
 
     def objective(trial: Any) -> float:
         params = {k: trial.suggest_float(k, lo, hi, log=True) for k, (lo, hi) in SEARCH_SPACE.items()}

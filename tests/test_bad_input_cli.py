@@ -22,7 +22,7 @@ from carioca_env.game import Phase
 from experiments import cli, play
 
 ROOT = Path(__file__).resolve().parents[1]
-MODEL = ROOT / "models" / "contract1"
+MODEL = ROOT / "agents" / "models" / "contract1"
 
 
 def _setup(d: Path) -> dict[str, str]:

@@ -16,7 +16,6 @@ import doctest
 import importlib
 import importlib.util
 import json
-import os
 import re
 import shlex
 import shutil

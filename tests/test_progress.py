@@ -57,10 +57,13 @@ def test_is_terminal_of_files_pipes_and_closed_streams(tmp_path: Path) -> None:
     assert is_terminal(FakeTerminal())
 
 
-@pytest.mark.parametrize("module", ["tournament", "train", "bench", "rl_experiment"])
-def test_commands_make_their_bars_with_the_helper(module: str) -> None:
-    source = (ROOT / "experiments" / f"{module}.py").read_text()
-    assert not re.search(r"^\s*(from tqdm import|import tqdm)", source, re.M), f"{module} builds its own tqdm bar"
+COMMAND_SOURCES = sorted(p for p in (ROOT / "experiments").rglob("*.py") if p.name != "progress.py")
+
+
+@pytest.mark.parametrize("path", COMMAND_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_commands_make_their_bars_with_the_helper(path: Path) -> None:
+    source = path.read_text()
+    assert not re.search(r"^\s*(from tqdm import|import tqdm)", source, re.M), f"{path.name} builds its own tqdm bar"
     assert "tqdm(" not in source
 
 

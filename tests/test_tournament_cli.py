@@ -69,10 +69,10 @@ def test_bad_running_options_are_refused_before_anything_is_written(
 
 def test_a_two_player_model_at_three_seats_is_refused_before_workers_start(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    card = json.loads((REPO / "models" / "contract1" / "model.json").read_text())
+    card = json.loads((REPO / "agents" / "models" / "contract1" / "model.json").read_text())
     assert card["num_players"] == 2
     out = tmp_path / "out"
-    err = _refused(["tournament", "--agents", f"ppo:{REPO / 'models' / 'contract1'}", "random", "greedy", "--players", "3",
+    err = _refused(["tournament", "--agents", f"ppo:{REPO / 'agents' / 'models' / 'contract1'}", "random", "greedy", "--players", "3",
                     "--contracts", "1", "--decks", "1", "--workers", "2", "--no-progress", "--out", str(out)], capsys)
     assert "trained for 2 players" in err and "3 seats" in err and "--players 2" in err
     assert len(err.strip().splitlines()) <= 2  # a paragraph, not a dump

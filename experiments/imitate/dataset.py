@@ -1,9 +1,9 @@
 """The imitation data on disk: ``.npz`` shards and a JSON manifest.
 
-A data folder (``OUT/data``) holds::
+A data folder (``OUT/data``) holds:
 
-    manifest.json           what the data is (below) and the list of finished shards
-    <split>-i<iter>-<k>.npz one shard: the labelled states of a block of games
+- ``manifest.json``: what the data is (below) and the list of finished shards;
+- ``<split>-i<iter>-<k>.npz``: one shard, the labelled states of a block of games.
 
 ``<split>`` is ``train`` (DAgger iterations 0, 1, ...) or ``heldout`` (games on decks of
 another seed range, teacher roll-outs only: the accuracy is measured there).  Each shard

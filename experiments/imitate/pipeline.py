@@ -1,12 +1,12 @@
 """A resumable imitation run: held-out data, DAgger iterations, the model and its card.
 
-``run_imitation(config, out)`` writes in ``out``::
+``run_imitation(config, out)`` writes in ``out``:
 
-    data/                  the labelled states (:mod:`experiments.imitate.dataset`)
-    learner/iter<i>.zip    the learner after iteration i (full MaskablePPO state)
-    imitation.csv          per iteration: rows, beta, losses, held-out accuracy
-    strength/              the duplicate tournament of the model against its teacher
-    model.zip, model.json  the final model (no optimizer state) and its card
+- ``data/``: the labelled states (:mod:`experiments.imitate.dataset`);
+- ``learner/iter<i>.zip``: the learner after iteration i (full MaskablePPO state);
+- ``imitation.csv``: per iteration, rows, beta, losses, held-out accuracy;
+- ``strength/``: the duplicate tournament of the model against its teacher;
+- ``model.zip``, ``model.json``: the final model (no optimizer state) and its card.
 
 Each stage is skipped when its output exists, so rerunning the same command after an
 interruption resumes at the first unfinished shard or iteration (a killed shard is
@@ -32,6 +32,7 @@ from experiments.imitate.config import ImitateConfig, ImitateError, derive_seed
 from experiments.imitate.dataset import DataFolder, DatasetError, Rows
 from experiments.imitate.learn import accuracy, build_model, fit, learner_policy
 from experiments.imitate.rollout import play_game
+from experiments.progress import progress_bar
 
 CURVE_COLUMNS = ("iteration", "beta", "train_rows", "learner_rows", "policy_loss", "value_loss",
                  "heldout_rows", "heldout_accuracy", "uniform_accuracy", "choice_accuracy", "heldout_cross_entropy",
@@ -53,15 +54,12 @@ def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
 def _generate(config: ImitateConfig, folder: DataFolder, split: str, iteration: int, games: int, beta: float,
               teacher: Any, opponents: list[Any], learner: Any, progress: bool) -> None:
     """Play the unfinished shards of ``split``/``iteration`` into ``folder`` (a progress bar per block)."""
-    from tqdm import tqdm
-
     shards = range(0, games, config.shard_games)
     todo = [k for k in shards if not folder.has(f"{split}-i{iteration}-{k // config.shard_games}.npz")]
     if not todo:
         return
-    bar = tqdm(total=games, initial=games - sum(min(config.shard_games, games - k) for k in todo),
-               unit="game", desc=f"{split} i{iteration} beta={beta:.2f}", disable=not progress, file=sys.stderr,
-               dynamic_ncols=True)
+    bar = progress_bar(total=games, initial=games - sum(min(config.shard_games, games - k) for k in todo),
+                       unit="game", desc=f"{split} i{iteration} beta={beta:.2f}", enabled=progress, file=sys.stderr)
     for k in todo:
         rows = Rows()
         truncated = learner_moves = 0
@@ -172,11 +170,9 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             learner = None if i == 0 else learner_policy(model, config.learner_sample)
             _generate(config, folder, "train", i, config.games, beta, teacher, opponents, learner, progress)
             data = folder.load("train", iterations=range(i + 1))
-            from tqdm import tqdm
-
             n = len(data["action"])
-            bar = tqdm(total=n * config.epochs, unit="row", desc=f"fit i{i}", disable=not progress,
-                       file=sys.stderr, dynamic_ncols=True)
+            bar = progress_bar(total=n * config.epochs, unit="row", desc=f"fit i{i}", enabled=progress,
+                               file=sys.stderr)
             losses = fit(model, data, config, num_actions, derive_seed(config.seed, "fit", i), bar.update)
             bar.close()
             acc = accuracy(model, heldout, num_actions)
