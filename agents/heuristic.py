@@ -109,13 +109,16 @@ PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
 def _heuristic_params() -> dict:
     from agents.registry import Param
 
-    out = {"preset": Param(str, "tuned", "named weight set", choices=tuple(PRESETS))}
+    # v1 stays the default: on fresh decks the tuned weights were no better than v1 at 3
+    # and 4 players and head to head at 2 players slightly worse (contract 1: +0.7
+    # [+0.2, +1.2] per deal), so "tuned" is opt-in until a tuning run beats v1
+    out = {"preset": Param(str, "v1", "named weight set", choices=tuple(PRESETS))}
     for key in DEFAULT_PARAMS:
         out[key] = Param(float, None, f"weight {key} (default: the preset's)")
     return out
 
 
-def make_heuristic(seed: int = 0, preset: str = "tuned", **weights: float | None) -> HeuristicAgent:
+def make_heuristic(seed: int = 0, preset: str = "v1", **weights: float | None) -> HeuristicAgent:
     """Registry factory: ``heuristic``, ``heuristic:preset=v1``, ``heuristic:w_def=12,...``."""
     base, by_deal = PRESETS[preset]
     given = {k: v for k, v in weights.items() if v is not None}

@@ -16,9 +16,9 @@ allowed keys with their types and defaults.
 Built-in agents and their keys (``available()``, ``describe(name)``):
 
 - ``random``, ``greedy``: no arguments.
-- ``heuristic``: ``preset`` (``tuned``, the default, or ``v1``, the hand-set weights of
-  the first version) and every weight of :data:`agents.heuristic.DEFAULT_PARAMS` as a
-  float (``heuristic:w_def=12,w_pen=0.05``).
+- ``heuristic``: ``preset`` (``v1``, the default: the hand-set weights of the first
+  version; or ``tuned``, the Optuna weights for contracts 1 and 4) and every weight of
+  :data:`agents.heuristic.DEFAULT_PARAMS` as a float (``heuristic:w_def=12,w_pen=0.05``).
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top`` (see :mod:`agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
 
