@@ -1392,8 +1392,7 @@ def run(args: argparse.Namespace) -> int:
         sizes = replace(sizes, full_game_seconds=args.full_game_seconds)
     repeats = args.repeats if args.repeats is not None else (2 if args.quick else 3)
     if repeats < 1:
-        print("--repeats must be at least 1", file=sys.stderr)
-        return 2
+        raise ValueError(f"--repeats must be at least 1, got {repeats}")
     sections = tuple(args.only) if args.only else SECTIONS
     sections = tuple(s for s in SECTIONS if s in sections)
     out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"

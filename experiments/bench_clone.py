@@ -129,9 +129,9 @@ def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> l
                  timed(lambda g: pickle.loads(pickle.dumps(g))), higher_is_better=False),
         unit_cls("clone", "clone.determinize.p2", "determinize_view(view, rng), 2p", "us", determinize_us,
                  higher_is_better=False),
-        unit_cls("clone", "clone.rollout.heuristic.p2", "heuristic rollout decisions/s, 2p, to the deal's end", "/s",
+        unit_cls("clone", "clone.rollout.heuristic.p2", "heuristic rollouts to deal end, decisions/s, 2p", "/s",
                  rollout),
-        unit_cls("clone", "clone.search.decision.p2", "search (default budget) seconds per searched state, 2p", "s",
+        unit_cls("clone", "clone.search.decision.p2", "search, default budget, s per searched state, 2p", "s",
                  search_decision, higher_is_better=False, once=True,
                  note="states with a choice or not; forced moves cost nothing"),
     ]

@@ -39,7 +39,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune-heuristic": ("experiments.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
-EXIT_ERROR = 1
+#: refused input, as argparse's usage errors: the message says what was wrong
+EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 #: longest error paragraph printed
@@ -91,12 +92,16 @@ def error_paragraph(exc: BaseException) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
-def run_command(name: str, fn: Callable[[], int | None]) -> int:
-    """Run a sub-command's body through the one error-handling path (see the module docstring)."""
+def run_command(name: str, fn: Callable[[], int | None], interrupted: str | None = None) -> int:
+    """Run a sub-command's body through the one error-handling path (see the module docstring).
+
+    ``interrupted`` is what the command says after Ctrl-C (its module's ``INTERRUPTED``,
+    e.g. how to resume).
+    """
     try:
         return int(fn() or 0)
     except KeyboardInterrupt:
-        print(f"\ncarioca {name}: interrupted", file=sys.stderr)
+        print(f"\ncarioca {name}: interrupted" + (f"; {interrupted}" if interrupted else ""), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader went away (| head): nothing more can be shown; keep the interpreter's
@@ -127,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``carioca`` command line; returns the exit code."""
     parser, modules = build_parser()
     args = parser.parse_args(argv)
-    return run_command(args.command, lambda: importlib.import_module(modules[args.command]).run(args))
+    module = importlib.import_module(modules[args.command])
+    return run_command(args.command, lambda: module.run(args), getattr(module, "INTERRUPTED", None))
 
 
 if __name__ == "__main__":

@@ -413,31 +413,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="with --pipeline: copy finished models to agents/models/NAME (e.g. contract3-p4=contract3/4)")
 
 
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "rerun the same command to resume"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run, resume or report the experiment."""
-    try:
-        if args.report is not None:
-            for p in report(args.report):
-                print(f"wrote {p}")
-            print((args.report / "results.md").read_text())
-            return 0
-        args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
-        args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
-        if args.pipeline is not None:
-            return _run_pipeline(args)
-        if len(args.players_list) != 1:
-            raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
-        args.players = args.players_list[0]
-        if args.tournament_seed is None:
-            args.tournament_seed = 0
-        t = time.monotonic()
-        out = run_experiment(args)
-    except TrainError as exc:
-        print(f"carioca train-all: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("carioca train-all: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    if args.report is not None:
+        for p in report(args.report):
+            print(f"wrote {p}")
+        print((args.report / "results.md").read_text())
+        return 0
+    args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
+    args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
+    if args.pipeline is not None:
+        return _run_pipeline(args)
+    if len(args.players_list) != 1:
+        raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
+    args.players = args.players_list[0]
+    if args.tournament_seed is None:
+        args.tournament_seed = 0
+    t = time.monotonic()
+    out = run_experiment(args)
     print((out / "results.md").read_text())
     print(f"results in {out}/ (results.csv, pairs.csv, results.md, penalty.png, learning_curves.png); "
           f"{(time.monotonic() - t) / 60:.1f} min")

@@ -54,7 +54,7 @@ TRIAL_COLUMNS = ("point", "seed", "status", "steps", "learner_mean", "opponent_m
                  "diff_ci_high", "decks", "wall_time_s", "error")
 
 
-class SweepError(Exception):
+class SweepError(ValueError):
     """A sweep that cannot run (the message says what to change)."""
 
 
@@ -287,22 +287,19 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, list[dict[s
     return base, parse_grid(args.grid), seeds
 
 
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "rerun the same command to resume"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or report) a sweep and print its table."""
-    try:
-        if args.report is not None:
-            rows = read_trials(args.report)
-            opp = json.loads((args.report / "sweep.json").read_text())["base"]["eval_opponents"][0]
-            print(sweep_table(rows, opp))
-            return 0
-        base, points, seeds = config_from_args(args)
-        rows = run_sweep(base, points, seeds, args.out, cpus_per_trial=args.cpus_per_trial, address=args.address)
-    except (SweepError, TrainError) as exc:
-        print(f"carioca sweep: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("carioca sweep: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    if args.report is not None:
+        rows = read_trials(args.report)
+        opp = json.loads((args.report / "sweep.json").read_text())["base"]["eval_opponents"][0]
+        print(sweep_table(rows, opp))
+        return 0
+    base, points, seeds = config_from_args(args)
+    rows = run_sweep(base, points, seeds, args.out, cpus_per_trial=args.cpus_per_trial, address=args.address)
     print(sweep_table(rows, base.eval_opponents[0]))
     failed = [r for r in rows if r["status"] != "ok"]
     for r in failed:

@@ -1162,18 +1162,14 @@ def print_result(result: TrainResult) -> None:
           f"learning curve: {result.out / 'eval.csv'}")
 
 
+#: what `carioca train` says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "rerun the same command to resume from the last checkpoint"
+
+
 def run(args: argparse.Namespace) -> int:
     """Train (or resume) and print the final evaluation."""
-    try:
-        config = config_from_args(args)
-        out = args.out or Path("runs") / f"contract{config.contract}-p{config.players}-s{config.seed}"
-        result = train(config, out, progress=not args.no_progress, overwrite=args.overwrite)
-    except TrainError as exc:
-        print(f"carioca train: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("carioca train: interrupted; rerun the same command to resume from the last checkpoint",
-              file=sys.stderr)
-        return 130
+    config = config_from_args(args)
+    out = args.out or Path("runs") / f"contract{config.contract}-p{config.players}-s{config.seed}"
+    result = train(config, out, progress=not args.no_progress, overwrite=args.overwrite)
     print_result(result)
     return 0

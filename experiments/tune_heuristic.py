@@ -156,11 +156,10 @@ def run(args: argparse.Namespace) -> int:
 
     bad = [k for k in args.contracts if not 1 <= k <= 7] + [n for n in args.players if not 2 <= n <= 4]
     if bad or args.trials < 1 or args.decks < 1 or args.seed < 0:
-        print("contracts are 1..7, players 2..4, --trials and --decks >= 1, --seed >= 0", file=sys.stderr)
-        return 2
+        raise ValueError(f"contracts are 1..7, players 2..4, --trials and --decks >= 1, --seed >= 0; got {bad or ''}"
+                         f" trials={args.trials} decks={args.decks} seed={args.seed}")
     if args.start not in PRESETS:
-        print(f"--start must be one of {', '.join(PRESETS)}", file=sys.stderr)
-        return 2
+        raise ValueError(f"--start must be one of {', '.join(PRESETS)}, got {args.start!r}")
     start = dict(PRESETS[args.start][0])
     progress = not args.no_progress and sys.stderr.isatty()
     doc = run_study(args.contracts, args.players, args.trials, args.decks, args.seed, args.max_turns, start, progress)

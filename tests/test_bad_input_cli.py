@@ -43,7 +43,8 @@ def _setup(d: Path) -> dict[str, str]:
     return {k.removesuffix(".json"): str(d / k) for k in names}
 
 
-#: (argv with {placeholders}, exit status or None for "not 0", words on stderr)
+#: (argv with {placeholders}, exit status or None for "not 0", words on stderr); every refusal
+#: exits 2, as argparse does, through experiments.cli's one error path
 BAD_COMMANDS = [
     ("demo --players 5", 2, ["--players", "invalid choice: 5"]),
     ("demo --players 1", 2, ["--players"]),
@@ -59,24 +60,24 @@ BAD_COMMANDS = [
     ("play --contracts 8", 2, ["--contracts"]),
     ("play --deals 0", 2, ["--deals"]),
     ("play --seat -1", 2, ["--seat"]),
-    ("play --seat 2 --save {folder}/s.json", 1, ["--seat must be 0..1"]),
-    ("play --bots bogus --save {folder}/s.json", 1, ["--bots 'bogus'", "unknown agent"]),
-    ("play --bots ppo --save {folder}/s.json", 1, ["--bots 'ppo'", "needs a model"]),
-    ("play --bots ppo:{folder}/missing --save {folder}/s.json", 1, ["ppo:", "no model file"]),
-    ("play --bots ppo:{corrupt} --save {folder}/s.json", 1, ["ppo:", "builds no agent"]),
-    ("play --bots ppo:" + str(MODEL) + " --players 3 --save {folder}/s.json", 1, ["made for 2 players", "3"]),
-    ("play --bots random --save {folder}", 1, ["--save", "is a folder"]),
-    ("play --bots random --save {a_file}/sub.json", 1, ["--save", "cannot be written"]),
-    ("replay {folder}/missing.json", 1, ["cannot read a game record", "No such file"]),
-    ("replay {folder}", 1, ["cannot read a game record"]),
-    ("replay {a_file}", 1, ["cannot read a game record"]),
-    ("replay {ints}", 1, ["deck", "notations"]),
-    ("replay {deep}", 1, ["nests too deeply"]),
-    ("replay {seedless}", 1, ["seed"]),
-    ("replay {game} --seat 2", 1, ["--seat must be 0..1"]),
+    ("play --seat 2 --save {folder}/s.json", 2, ["--seat must be 0..1"]),
+    ("play --bots bogus --save {folder}/s.json", 2, ["--bots 'bogus'", "unknown agent"]),
+    ("play --bots ppo --save {folder}/s.json", 2, ["--bots 'ppo'", "needs a model"]),
+    ("play --bots ppo:{folder}/missing --save {folder}/s.json", 2, ["ppo:", "no model file"]),
+    ("play --bots ppo:{corrupt} --save {folder}/s.json", 2, ["ppo:", "builds no agent"]),
+    ("play --bots ppo:" + str(MODEL) + " --players 3 --save {folder}/s.json", 2, ["made for 2 players", "3"]),
+    ("play --bots random --save {folder}", 2, ["--save", "is a folder"]),
+    ("play --bots random --save {a_file}/sub.json", 2, ["--save", "cannot be written"]),
+    ("replay {folder}/missing.json", 2, ["cannot read a game record", "No such file"]),
+    ("replay {folder}", 2, ["cannot read a game record"]),
+    ("replay {a_file}", 2, ["cannot read a game record"]),
+    ("replay {ints}", 2, ["deck", "notations"]),
+    ("replay {deep}", 2, ["nests too deeply"]),
+    ("replay {seedless}", 2, ["seed"]),
+    ("replay {game} --seat 2", 2, ["--seat must be 0..1"]),
     ("replay {game} --seat -1", 2, ["--seat"]),
-    ("bench --quick --only engine --out {folder}", 1, ["--out", "is a folder"]),
-    ("bench --quick --only engine --out {a_file}/b.json", 1, ["--out", "cannot be written"]),
+    ("bench --quick --only engine --out {folder}", 2, ["--out", "is a folder"]),
+    ("bench --quick --only engine --out {a_file}/b.json", 2, ["--out", "cannot be written"]),
     ("tournament --quick --no-progress --out {a_file}/sub", None, ["a_file"]),
     ("train --steps 10 --out {a_file}/sub", None, ["a_file"]),
     ("train-all --quick --out {a_file}/sub", None, ["a_file"]),
@@ -104,7 +105,7 @@ def test_a_bad_command_line_exits_with_one_paragraph_and_no_traceback(tmp_path, 
     assert "Traceback" not in err + out
     for w in words:
         assert w.format(**paths) in err, (w, err)
-    if code == 1:
+    if code == 2:
         assert err.count("error:") == 1 and len(err.strip().splitlines()[-1]) < 2100
     after = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert {k: v for k, v in after.items() if k in before} == before, "a file it was given changed"
@@ -137,7 +138,7 @@ def test_replay_into_a_closed_pipe_exits_quietly(tmp_path) -> None:
 def test_a_real_process_reports_an_error_without_a_traceback(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-m", "experiments.cli", "play", "--bots", "bogus", "--save", str(tmp_path / "s.json")],
                           capture_output=True, text=True, cwd=ROOT, timeout=60, input="quit\n")
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("carioca play: error: --bots 'bogus'")
     assert not (tmp_path / "s.json").exists()
 

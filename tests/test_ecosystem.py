@@ -297,7 +297,7 @@ def test_the_cli_reports_a_missing_module_with_its_extra(monkeypatch, tmp_path, 
 
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails as if not installed
     code = main(["train", "--steps", "64", "--out", str(tmp_path / "run"), "--no-progress", "--no-tensorboard"])
-    assert code == 1
+    assert code == 2
     assert capsys.readouterr().err.strip() == 'carioca train: error: torch is not installed: pip install "carioca-env[train]"'
 
     exc = ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib.pyplot")

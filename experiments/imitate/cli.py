@@ -78,30 +78,27 @@ def config_from_args(args: argparse.Namespace) -> ImitateConfig:
     )
 
 
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "rerun the same command to resume"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run or resume; prints the accuracy and, if asked, the strength against the teacher."""
     from experiments.imitate.pipeline import run_imitation
     from experiments.train import command_line
 
-    try:
-        config = config_from_args(args)
-        for name, low in (("strength_decks", 0), ("strength_seed", 0), ("workers", 1)):
-            if getattr(args, name) < low:
-                raise ImitateError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {getattr(args, name)}")
-        out = args.out or Path("runs") / f"imitate-c{config.contract}-p{config.players}-s{config.seed}"
-        if args.overwrite and out.exists():
-            for name in ("data", "learner", "strength", "imitation.csv", "state.json", "model.zip", "model.json"):
-                p = out / name
-                shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
-        card = run_imitation(config, out, progress=not args.no_progress and sys.stderr.isatty(),
-                             command=command_line(args, "imitate"), strength_decks=args.strength_decks,
-                             strength_seed=args.strength_seed, workers=args.workers)
-    except ImitateError as exc:
-        print(f"carioca imitate: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("carioca imitate: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    config = config_from_args(args)
+    for name, low in (("strength_decks", 0), ("strength_seed", 0), ("workers", 1)):
+        if getattr(args, name) < low:
+            raise ImitateError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {getattr(args, name)}")
+    out = args.out or Path("runs") / f"imitate-c{config.contract}-p{config.players}-s{config.seed}"
+    if args.overwrite and out.exists():
+        for name in ("data", "learner", "strength", "imitation.csv", "state.json", "model.zip", "model.json"):
+            p = out / name
+            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+    card = run_imitation(config, out, progress=not args.no_progress and sys.stderr.isatty(),
+                         command=command_line(args, "imitate"), strength_decks=args.strength_decks,
+                         strength_seed=args.strength_seed, workers=args.workers)
     im = card["imitation"]
     print(f"imitation of {card['teacher']}: held-out accuracy {im['heldout_accuracy']:.3f} "
           f"(uniform over legal moves {im['uniform_accuracy']:.3f}) on {im['heldout_rows']} states; "

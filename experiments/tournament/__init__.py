@@ -103,7 +103,7 @@ Modules (each answers one question)
     :mod:`.presentation` tables, files and plots; :mod:`.cli` the command line.
 """
 
-from experiments.tournament.cli import add_arguments, config_from_args, run
+from experiments.tournament.cli import INTERRUPTED, add_arguments, config_from_args, run
 from experiments.tournament.config import (
     ALL_CONTRACTS,
     BUILTIN_AGENTS,
@@ -143,7 +143,7 @@ from experiments.tournament.tasks import Task, make_tasks
 __all__ = [
     "ALL_CONTRACTS", "BUILTIN_AGENTS", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "PRESETS", "RESULTS_FILE",
     "AgentStats", "Executor", "PairStats", "ProcessExecutor", "RatingStats", "ResultsFile", "SerialExecutor",
-    "Summary", "Task", "TaskFailed", "TournamentConfig", "TournamentError", "add_arguments", "check_agents",
+    "INTERRUPTED", "Summary", "Task", "TaskFailed", "TournamentConfig", "TournamentError", "add_arguments", "check_agents",
     "config_from_args", "deal_deck", "derive_seed", "lineups", "make_executor", "make_tasks", "parse_agent",
     "play_chunk", "play_task", "plot_summary", "read_results", "run", "run_tournament", "setup_deal", "summarize",
 ]

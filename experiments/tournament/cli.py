@@ -138,43 +138,37 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
     )
 
 
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "the deals played so far are saved: rerun the same command to resume"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or report) a tournament and print its summary."""
-    def err(msg: str) -> None:
-        print(f"carioca tournament: error: {msg}", file=sys.stderr)
-
-    try:
-        if args.report is not None:
-            summary = summarize(args.report)
-            print(summary.to_text())
-            for p in summary.write(args.report, log=lambda m: print(m, file=sys.stderr)):
-                print(f"wrote {p}")
-            return 0
-        config = config_from_args(args)
-        workers = args.workers if args.workers is not None else (2 if args.backend == "local" else None)
-        if workers is not None and workers < 1:
-            raise TournamentError(f"--workers must be at least 1, got {workers}")
-        if args.records is not None and args.records < 0:
-            raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {args.records}")
-        if args.retries < 0:
-            raise TournamentError(f"--retries must be 0 or more, got {args.retries}")
-        if args.address and args.backend != "ray":
-            raise TournamentError("--address names a Ray cluster: use it with --backend ray")
-        out = args.out if args.out is not None else config.default_out_dir()
-        n_tasks = len(make_tasks(config))
-        per_deck = len(lineups(len(config.agents), config.players)) if config.format == "duplicate" else 1
-        print(f"{n_tasks} deals ({config.format}: {per_deck} lineup(s) x {config.decks} decks x "
-              f"{len(config.contracts)} contracts) -> {out / RESULTS_FILE}", file=sys.stderr)
-        start = time.monotonic()
-        summary = run_tournament(config, out, workers=workers, progress=not args.no_progress,
-                                 overwrite=args.overwrite, record_every=args.records, backend=args.backend,
-                                 address=args.address, retries=args.retries)
-    except TournamentError as exc:
-        err(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        err("interrupted; the deals played so far are saved: rerun the same command to resume")
-        return 130
+    if args.report is not None:
+        summary = summarize(args.report)
+        print(summary.to_text())
+        for p in summary.write(args.report, log=lambda m: print(m, file=sys.stderr)):
+            print(f"wrote {p}")
+        return 0
+    config = config_from_args(args)
+    workers = args.workers if args.workers is not None else (2 if args.backend == "local" else None)
+    if workers is not None and workers < 1:
+        raise TournamentError(f"--workers must be at least 1, got {workers}")
+    if args.records is not None and args.records < 0:
+        raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {args.records}")
+    if args.retries < 0:
+        raise TournamentError(f"--retries must be 0 or more, got {args.retries}")
+    if args.address and args.backend != "ray":
+        raise TournamentError("--address names a Ray cluster: use it with --backend ray")
+    out = args.out if args.out is not None else config.default_out_dir()
+    n_tasks = len(make_tasks(config))
+    per_deck = len(lineups(len(config.agents), config.players)) if config.format == "duplicate" else 1
+    print(f"{n_tasks} deals ({config.format}: {per_deck} lineup(s) x {config.decks} decks x "
+          f"{len(config.contracts)} contracts) -> {out / RESULTS_FILE}", file=sys.stderr)
+    start = time.monotonic()
+    summary = run_tournament(config, out, workers=workers, progress=not args.no_progress,
+                             overwrite=args.overwrite, record_every=args.records, backend=args.backend,
+                             address=args.address, retries=args.retries)
     print(summary.to_text())
     print(f"\nResults and summary in {out}/ (results.jsonl, summary.md, summary.csv, pairs.csv, "
           f"summary.json, penalty.png{', paired.png' if summary.pairs else ''}); "
