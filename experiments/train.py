@@ -208,6 +208,18 @@ class SettingSpec:
         return x
 
 
+def parse_contract(value: Any, error: type[TrainError] = TrainError) -> int | str:
+    """A contract option as the configs hold it: 1..7 (an int or its digits) or ``"full"``.
+
+    Raises:
+        error: anything else (``TrainError``, or the caller's subclass of it).
+    """
+    c = int(value) if isinstance(value, str) and value.isdigit() else value
+    if c != "full" and c not in ALL_CONTRACTS:
+        raise error(f"--contract must be 1..7 or full, got {value!r}")
+    return c
+
+
 def _excerpt(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "...'"
@@ -350,12 +362,7 @@ class TrainConfig:
     init: str | None = None
 
     def __post_init__(self) -> None:
-        c = self.contract
-        if isinstance(c, str) and c.isdigit():
-            c = int(c)
-        if c != "full" and c not in ALL_CONTRACTS:
-            raise TrainError(f"--contract must be 1..7 or full, got {self.contract!r}")
-        object.__setattr__(self, "contract", c)
+        object.__setattr__(self, "contract", parse_contract(self.contract))
         object.__setattr__(self, "opponents", tuple(self.opponents))
         object.__setattr__(self, "eval_opponents", tuple(self.eval_opponents))
         if self.players not in (2, 3, 4):

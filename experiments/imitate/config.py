@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from experiments.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError, check_settings
+from experiments.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError, check_settings, parse_contract
 
 
 class ImitateError(TrainError):
@@ -77,12 +77,7 @@ class ImitateConfig:
     features: str = "base"
 
     def __post_init__(self) -> None:
-        c = self.contract
-        if isinstance(c, str) and c.isdigit():
-            c = int(c)
-        if c != "full" and c not in ALL_CONTRACTS:
-            raise ImitateError(f"--contract must be 1..7 or full, got {self.contract!r}")
-        object.__setattr__(self, "contract", c)
+        object.__setattr__(self, "contract", parse_contract(self.contract, ImitateError))
         if self.players not in (2, 3, 4) or isinstance(self.players, bool):
             raise ImitateError(f"--players must be 2, 3 or 4, got {self.players!r}")
         object.__setattr__(self, "opponents", tuple(self.opponents))
