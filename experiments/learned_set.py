@@ -17,7 +17,8 @@ imitation model plays well after minutes, a fine-tuning takes most of an hour):
    greedy and the learner's own snapshots; value warm-up and a decaying KL anchor to the
    imitation policy), with its learning curve against heuristic and greedy.
 
-Each stage resumes (its own checkpoints) and is skipped when done; ``pipeline.json``
+``--pipeline imitate`` runs only the first stage (the fine-tuning of a whole set takes
+about seven hours here; the final tournament then plays the imitation models).  Each stage resumes (its own checkpoints) and is skipped when done; ``pipeline.json``
 records per model the commands, seeds and wall times of both stages.  Nothing here is
 shipped automatically: ``--ship NAME=T/P`` copies a finished model and its card to
 ``agents/models/NAME`` (for example ``contract3-p4``), with the card's paths made
@@ -66,6 +67,9 @@ PIPELINE: dict[str, Any] = {
             "eval_every": 100_000, "eval_decks": 30, "eval_opponents": ("heuristic", "greedy"),
             "checkpoint_every": 20_000, "snapshot_every": 50_000},
 }
+#: The stages ``--pipeline`` runs: imitation alone (minutes per model), or imitation then
+#: fine-tuning (most of an hour more per model).
+PIPELINES = ("imitate", "imitate+ppo")
 #: Games per imitation iteration of the full-game model: a game has seven deals, so a
 #: quarter of the games gives about twice the rows of a contract model (and the rows
 #: of all iterations are held in memory while fitting: ~3.6 kB each with 2 players).
@@ -161,7 +165,7 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
                                 "uniform_accuracy": card["imitation"]["uniform_accuracy"],
                                 "this_session_s": round(time.monotonic() - t, 1)}
             _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
-    for players, target in models:
+    for players, target in models if args.pipeline == "imitate+ppo" else ():
         key = f"p{players}/{target}"
         base = out / f"p{players}" / target
         entry = record["models"][key]
@@ -361,7 +365,7 @@ def check(args: argparse.Namespace) -> None:
     bad = [p for p in args.players_list if p not in (2, 3, 4)]
     if bad or not args.players_list:
         raise TrainError(f"--players must be among 2, 3, 4, got {args.players_list!r}")
-    if args.pipeline != "imitate+ppo":
-        raise TrainError(f"--pipeline must be imitate+ppo, got {args.pipeline!r}")
+    if args.pipeline not in PIPELINES:
+        raise TrainError(f"--pipeline must be one of {', '.join(PIPELINES)}, got {args.pipeline!r}")
     if any(k not in ALL_CONTRACTS for k in args.contracts):
         raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")

@@ -403,8 +403,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", type=Path, metavar="DIR", help="only rebuild the tables and plots of DIR")
     p = parser.add_argument_group("the learned set (experiments/learned_set.py)")
     p.add_argument("--pipeline", metavar="STAGES",
-                   help="imitate+ppo: per player count and target, imitation of the heuristic then fine-tuning "
-                        "(resumable; see experiments/learned_set.py)")
+                   help="imitate+ppo: per player count and target, imitation of the heuristic then fine-tuning; "
+                        "imitate: the imitation alone (resumable; see experiments/learned_set.py)")
     p.add_argument("--final-tournament", action="store_true",
                    help="with --pipeline: the duplicate tournament of the learned agents against heuristic, greedy "
                         "and random on --decks fresh decks per contract (default 100)")

@@ -249,6 +249,17 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert not (tmp_path / "shipped" / "contract1" / "eval.csv").exists()
 
 
+def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    argv = ["train-all", "--pipeline", "imitate", "--players", "2", "--contracts", "2", "--no-full", "--quick",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    record = json.loads((out / "pipeline.json").read_text())["models"]["p2/contract2"]
+    assert record["imitate"]["command"].startswith("carioca imitate --contract 2 --players 2")
+    assert "ppo" not in record and not (out / "p2" / "contract2" / "ppo").exists()
+    assert (out / "p2" / "contract2" / "imitate" / "model.zip").exists()
+
+
 def test_learned_set_refuses_bad_options(tmp_path: Path, capsys) -> None:
     base = ["train-all", "--pipeline", "imitate+ppo", "--out", str(tmp_path / "x"), "--no-progress"]
     assert main(base + ["--players", "2", "5"]) == 2
