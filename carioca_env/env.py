@@ -91,8 +91,9 @@ class EnvConfig:
             and the episode terminates for everyone.
         illegal_reward: reward of an illegal action under ``"penalize"``.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
-        features: the observation variant: ``"base"`` (default) or ``"planning"``
-            (appends the hand's plan, :mod:`carioca_env.planning`).
+        features: the observation variant: ``"base"`` (default), ``"planning"``
+            (appends the hand's plan, :mod:`carioca_env.planning`) or ``"discards"``
+            (the plan and what each discard would leave).
     """
 
     num_players: int = 2

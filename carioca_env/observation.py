@@ -45,6 +45,8 @@ With ``features="planning"`` (an env option; the default ``"base"`` is the table
 four pieces follow, computed from the same view by :mod:`carioca_env.planning`:
 
 ===============  ===============  ==========================================================
+piece            size             meaning
+===============  ===============  ==========================================================
 plan_deficiency  1                exact deficiency of the hand / contract cards (0 once
                                   the seat has opened)
 plan_used        53               card types some optimal plan of the hand uses (before
@@ -55,6 +57,21 @@ plan_fits        53               card types a meld on the table takes now
 ===============  ===============  ==========================================================
 
 Sizes with planning: 2 players 901, 3 players 1,158, 4 players 1,415.
+
+With ``features="discards"`` the planning pieces and then three more follow:
+
+===============  ===============  ==========================================================
+piece            size             meaning
+===============  ===============  ==========================================================
+disc_deficiency  53               per card type held, the deficiency of the hand left by
+                                  discarding one copy / contract cards (before opening)
+disc_outs        53               per card type held, the live outs of that hand / 24, at
+                                  most 1 (before opening)
+top_gain         2                the top discard lowers the deficiency (before opening);
+                                  it fits a table meld now
+===============  ===============  ==========================================================
+
+Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
 """
 
 from __future__ import annotations
@@ -78,8 +95,8 @@ _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER:
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
-#: observation variants: the base table, or the base table plus the planning piece
-FEATURE_SETS = ("base", "planning")
+#: observation variants: the base table; plus the planning piece; plus the discard piece too
+FEATURE_SETS = ("base", "planning", "discards")
 
 
 def check_features(features: object) -> str:
@@ -121,10 +138,10 @@ class ObsLayout:
             ("pending_melds", 1, "opening melds chosen so far / 3"),
         ]
         self.base_size = sum(size for _, size, _ in pieces)
-        if features == "planning":
-            from carioca_env.planning import PLANNING_PIECES
+        if features in ("planning", "discards"):
+            from carioca_env.planning import DISCARD_PIECES, PLANNING_PIECES
 
-            pieces += list(PLANNING_PIECES)
+            pieces += list(PLANNING_PIECES) + (list(DISCARD_PIECES) if features == "discards" else [])
         self.pieces = pieces
         self.slices: dict[str, slice] = {}
         start = 0
@@ -162,10 +179,12 @@ def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
 def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features: str = "base") -> np.ndarray:
     """The observation array of ``view``'s seat (``pending``: opening melds chosen so far;
     ``features="planning"`` appends the planning piece)."""
-    if check_features(features) == "planning":
-        from carioca_env.planning import encode_planning
+    features = check_features(features)
+    if features != "base":
+        from carioca_env.planning import encode_discards, encode_planning
 
-        return np.concatenate([encode_observation(view, pending), encode_planning(view)])
+        extra = [encode_discards(view)] if features == "discards" else []
+        return np.concatenate([encode_observation(view, pending), encode_planning(view), *extra])
     n = view.num_players
     layout = obs_layout(n)
     s = layout.slices
@@ -249,6 +268,7 @@ class GameEncoder:
         layout = obs_layout(num_players)
         self.features = check_features(features)
         self._planning: list[tuple[tuple, np.ndarray] | None] = [None] * num_players
+        self._discards: list[tuple[tuple, np.ndarray] | None] = [None] * num_players
         self.num_players = num_players
         self.layout = layout
         s = layout.slices
@@ -351,6 +371,8 @@ class GameEncoder:
             cache.pending = bool(pending)
         if self.features == "planning":
             return np.concatenate([out, self._plan(game, seat)])
+        if self.features == "discards":
+            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out)])
         return out.copy()
 
     def _plan(self, game: Game, seat: int) -> np.ndarray:
@@ -364,4 +386,19 @@ class GameEncoder:
             return cached[1]
         piece = encode_planning(game.view(seat))
         self._planning[seat] = (key, piece)
+        return piece
+
+    def _disc(self, game: Game, seat: int, out: np.ndarray) -> np.ndarray:
+        """The discard piece, recomputed only when what it reads changed (the hand, the
+        deal, whether the seat opened, the top discard, the table, and the unseen counts
+        just encoded in ``out``)."""
+        from carioca_env.planning import encode_discards
+
+        key = (game, game.deal_index, game.deal_number, game.opened[seat], tuple(game.hands[seat]),
+               game.top_discard, game.table_version, out[self._unseen].tobytes())
+        cached = self._discards[seat]
+        if cached is not None and cached[0][0] is game and cached[0][1:] == key[1:]:
+            return cached[1]
+        piece = encode_discards(game.view(seat))
+        self._discards[seat] = (key, piece)
         return piece

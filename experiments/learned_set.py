@@ -50,6 +50,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -235,36 +236,41 @@ def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
     return written
 
 
-def paired_rows(results: Path) -> list[dict[str, Any]]:
+def paired_rows(results: Path, learned_labels: Sequence[str] | None = None,
+                baselines: Sequence[str] = BASELINES) -> list[dict[str, Any]]:
     """Per learned agent and baseline of one tournament, the paired difference of mean penalty
-    (learned minus baseline; several seats of one baseline count as their mean) over decks,
-    from the tournament's ``results.jsonl``: each deck's mean over the deals where both sat."""
+    (learned minus baseline; several seats of one baseline, ``greedy1`` ``greedy2`` ..., count
+    as their mean) over decks and contracts, from the tournament's ``results.jsonl``: each
+    deck's mean over the deals where both sat.  The learned agents are the labels starting
+    ``ppo_`` or ``im_``, or ``learned_labels``."""
     from experiments.stats import paired_difference
 
     lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
     header, deals = lines[0], lines[1:]
     labels = [a.partition("=")[0] if "=" in a else a for a in header["config"]["agents"]]
-    learned = [x for x in labels if x.startswith(("ppo_", "im_"))]
+    learned = list(learned_labels) if learned_labels is not None else [
+        x for x in labels if x.startswith(("ppo_", "im_"))]
     rows = []
     for lab in learned:
-        for base in BASELINES:
-            mine: dict[int, list[float]] = {}
-            theirs: dict[int, list[float]] = {}
-            for d in deals:
-                seats = d["seats"]
-                others = [p for s, p in zip(seats, d["penalty"]) if s == base or (s.startswith(base)
-                                                                              and s[len(base):].isdigit())]
-                if lab not in seats or not others:
+        for base in baselines:
+            for k in header["config"]["contracts"]:
+                mine: dict[int, list[float]] = {}
+                theirs: dict[int, list[float]] = {}
+                for d in deals:
+                    seats = d["seats"]
+                    others = [p for s, p in zip(seats, d["penalty"])
+                              if s == base or (s.startswith(base) and s[len(base):].isdigit())]
+                    if d["contract"] != k or lab not in seats or not others:
+                        continue
+                    mine.setdefault(d["deck"], []).append(d["penalty"][seats.index(lab)])
+                    theirs.setdefault(d["deck"], []).append(sum(others) / len(others))
+                if not mine:
                     continue
-                mine.setdefault(d["deck"], []).append(d["penalty"][seats.index(lab)])
-                theirs.setdefault(d["deck"], []).append(sum(others) / len(others))
-            if not mine:
-                continue
-            ci = paired_difference({k: sum(v) / len(v) for k, v in mine.items()},
-                                   {k: sum(v) / len(v) for k, v in theirs.items()})
-            rows.append({"players": header["config"]["players"], "contract": header["config"]["contracts"][0],
-                         "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
-                         "high": ci.high, "significant": ci.excludes_zero()})
+                ci = paired_difference({deck: sum(v) / len(v) for deck, v in mine.items()},
+                                       {deck: sum(v) / len(v) for deck, v in theirs.items()})
+                rows.append({"players": header["config"]["players"], "contract": k, "agent": lab,
+                             "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low, "high": ci.high,
+                             "significant": ci.excludes_zero()})
     return rows
 
 

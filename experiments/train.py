@@ -88,6 +88,8 @@ from typing import Any
 
 import gymnasium
 
+from carioca_env.observation import FEATURE_SETS
+
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
 
 #: MaskablePPO settings for a 2-core CPU (one constant; ``experiments/bench.py`` may import it).
@@ -262,7 +264,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
     "max_grad_norm": SettingSpec("float", 0, None, low_open=True),
     "reward_scale": SettingSpec("float", 0, None, low_open=True),
     "max_turns": SettingSpec("int", 1, 100_000),
-    "features": SettingSpec("choice", choices=("base", "planning")),
+    "features": SettingSpec("choice", choices=FEATURE_SETS),
     "kl_coef": SettingSpec("float", 0, None),
     "kl_decay_steps": SettingSpec("int", 0, None),
     "value_warmup_updates": SettingSpec("int", 0, 10_000),

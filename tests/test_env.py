@@ -74,21 +74,29 @@ def test_bad_action_string_and_out_of_range_id_are_refused() -> None:
         table.decode(table.size)
 
 
-def _parse_doc_table(doc: str) -> list[tuple[str, str]]:
-    rows = []
+def _parse_doc_tables(doc: str) -> list[list[tuple[str, str]]]:
+    """Every RST simple table of ``doc``: its ``(name, size)`` rows."""
+    tables = []
     lines = doc.splitlines()
     bars = [i for i, ln in enumerate(lines) if re.fullmatch(r"=+( +=+)+", ln.strip())]
-    for ln in lines[bars[1] + 1 : bars[2]]:
-        m = re.match(r"^(\w+)\s{2,}(\S.*?)\s{2,}", ln)
-        if m:
-            rows.append((m.group(1), m.group(2).strip()))
-    return rows
+    for top, head, bottom in zip(bars[0::3], bars[1::3], bars[2::3]):
+        rows = []
+        for ln in lines[head + 1 : bottom]:
+            m = re.match(r"^(\w+)\s{2,}(\S.*?)\s{2,}", ln)
+            if m:
+                rows.append((m.group(1), m.group(2).strip()))
+        tables.append(rows)
+    return tables
 
 
+@pytest.mark.parametrize("features", ["base", "planning", "discards"])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_observation_docstring_table_matches_layout(n: int) -> None:
-    doc_rows = _parse_doc_table(observation_module.__doc__ or "")
-    layout = obs_layout(n)
+def test_observation_docstring_table_matches_layout(n: int, features: str) -> None:
+    """The module docstring's tables (base, then the planning and discard pieces) are the layout."""
+    tables = _parse_doc_tables(observation_module.__doc__ or "")
+    assert len(tables) == 3
+    doc_rows = [row for t in tables[: {"base": 1, "planning": 2, "discards": 3}[features]] for row in t]
+    layout = obs_layout(n, features)
     assert [name for name, _ in doc_rows] == [name for name, _, _, _ in layout.table()]
     offset = 0
     for (name, size_expr), (lname, loffset, lsize, _) in zip(doc_rows, layout.table()):
@@ -97,7 +105,9 @@ def test_observation_docstring_table_matches_layout(n: int) -> None:
         assert loffset == offset, name
         offset += size
     assert offset == layout.size
-    sizes = re.search(r"Sizes: 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)", observation_module.__doc__ or "")
+    label = {"base": "Sizes", "planning": "Sizes with planning", "discards": "Sizes with discards"}[features]
+    sizes = re.search(label + r": 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)",
+                      observation_module.__doc__ or "")
     assert sizes is not None
     assert int(sizes.group(n - 1).replace(",", "")) == layout.size
 

@@ -1,4 +1,5 @@
-"""The ``planning`` observation variant: layout, values, no leak, fast path equal to the reference."""
+"""The ``planning`` and ``discards`` observation variants: layout, values, no leak, fast path
+equal to the reference."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from agents.features import analyze
+from agents.features import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env import Game, GameConfig, carioca_v0
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError
 from carioca_env.observation import encode_observation, obs_layout
-from carioca_env.planning import PLANNING_SIZE, encode_planning
+from carioca_env.planning import DISCARD_SIZE, PLANNING_SIZE, encode_discards, encode_planning
 from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
 
 
@@ -41,6 +42,46 @@ def test_layout_appends_the_planning_pieces(n: int) -> None:
     assert env.observation_space(env.agents[0])["observation"].shape == (plan.size,)
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_layout_appends_the_discard_pieces_after_the_planning_ones(n: int) -> None:
+    plan, disc = obs_layout(n, "planning"), obs_layout(n, "discards")
+    assert disc.size == plan.size + DISCARD_SIZE == plan.size + 108
+    assert disc.table()[:len(plan.table())] == plan.table()
+    assert [name for name, *_ in disc.table()[-3:]] == ["disc_deficiency", "disc_outs", "top_gain"]
+    env = carioca_v0.env(num_players=n, features="discards")
+    env.reset(seed=0)
+    assert env.observation_space(env.agents[0])["observation"].shape == (disc.size,)
+
+
+def test_discard_values_are_the_analysis_of_each_hand_left() -> None:
+    checked = tops = lowered = 0
+    for state in _walk(2, (2, 5), 6, 300, "discards"):
+        game = state.game
+        seat = game.current_player
+        view = game.view(seat)
+        piece = encode_discards(view)
+        top = view.top_discard
+        fits = top >= 0 and any(m.fits(top) for m in sim_table(view))
+        assert piece[-1] == fits
+        tops += fits
+        if view.opened[seat]:
+            assert not piece[:-1].any()
+            continue
+        lowers = top >= 0 and top in analyze(view.hand_counts, view.contract).outs
+        assert piece[-2] == lowers
+        lowered += lowers
+        unseen = unseen_counts(view)
+        for c in range(NUM_CARD_TYPES):
+            if not view.hand_counts[c]:
+                assert piece[c] == 0 and piece[NUM_CARD_TYPES + c] == 0
+                continue
+            a = analyze(counts_minus(view.hand_counts, c), view.contract)
+            assert piece[c] == pytest.approx(a.deficiency / view.contract.cards)
+            assert piece[NUM_CARD_TYPES + c] == pytest.approx(min(1.0, sum(unseen[x] for x in a.outs) / 24))
+        checked += 1
+    assert checked > 20 and tops > 0 and lowered > 0
+
+
 def test_planning_values_are_the_hand_analysis() -> None:
     checked = 0
     for state in _walk(2, (3,), 4, 200):
@@ -59,12 +100,13 @@ def test_planning_values_are_the_hand_analysis() -> None:
     assert checked > 20
 
 
+@pytest.mark.parametrize("features", ["planning", "discards"])
 @pytest.mark.parametrize("n", [2, 4])
-def test_planning_observation_does_not_depend_on_hidden_cards(n: int) -> None:
+def test_planning_observation_does_not_depend_on_hidden_cards(n: int, features: str) -> None:
     rng = random.Random(9)
     changed = 0
     for deal in (1, 4, 7):
-        for k, state in enumerate(_walk(n, (deal,), 30 + deal, 160)):
+        for k, state in enumerate(_walk(n, (deal,), 30 + deal, 160, features)):
             if k % 8:
                 continue
             game = state.game
@@ -72,22 +114,23 @@ def test_planning_observation_does_not_depend_on_hidden_cards(n: int) -> None:
                 twin = _shuffle_hidden(game, seat, rng)
                 changed += any(twin.hands[s] != game.hands[s] for s in range(n))
                 pending = state.pending if seat == game.current_player else ()
-                assert np.array_equal(encode_observation(game.view(seat), pending, "planning"),
-                                      encode_observation(twin.view(seat), pending, "planning"))
+                assert np.array_equal(encode_observation(game.view(seat), pending, features),
+                                      encode_observation(twin.view(seat), pending, features))
     assert changed > 10
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_fast_planning_encoder_equals_the_view_based_reference(n: int) -> None:
+@pytest.mark.parametrize("n,features", [(2, "planning"), (3, "planning"), (2, "discards"), (4, "discards")])
+def test_fast_planning_encoder_equals_the_view_based_reference(n: int, features: str) -> None:
     """Every seat at every step of a whole game: the env's cached encoder and the reference."""
     fits = opened = 0
-    for state in _walk(n, (1, 2, 3, 4, 5, 6, 7), 3, 1200):
+    tail = DISCARD_SIZE if features == "discards" else 0
+    for state in _walk(n, (1, 2, 3, 4, 5, 6, 7), 3, 1200, features):
         game = state.game
         for seat in range(n):
             pending = state.pending if seat == game.current_player else ()
             fast = state.observe(seat)
-            assert np.array_equal(fast, encode_observation(game.view(seat), pending, "planning"))
-            fits += bool(fast[-NUM_CARD_TYPES:].any())
+            assert np.array_equal(fast, encode_observation(game.view(seat), pending, features))
+            fits += bool(fast[len(fast) - tail - NUM_CARD_TYPES:len(fast) - tail].any())
             opened += game.opened[seat]
     assert fits > 0 and opened > 0  # the table part and the after-opening part were exercised
 

@@ -51,7 +51,7 @@ class ImitateConfig:
         shard_games: games per data shard.
         learner_sample: the learner samples its masked distribution in roll-ins instead
             of playing its most likely action.
-        features: the observation variant (``"base"`` or ``"planning"``).
+        features: the observation variant (``"base"``, ``"planning"`` or ``"discards"``).
     """
 
     contract: int | str = 1
