@@ -11,7 +11,7 @@ that order, into ``OUT/p<P>/<T>/`` (every imitation first, then every fine-tunin
 imitation model plays well after minutes, a fine-tuning takes most of an hour):
 
 1. ``imitate/``: ``carioca imitate`` from :data:`PIPELINE` (teacher ``heuristic``,
-   opponents heuristic and greedy, DAgger, the ``planning`` observation, ``net_arch``
+   opponents heuristic and greedy, DAgger, the ``discards`` observation, ``net_arch``
    64,64), with its held-out accuracy;
 2. ``ppo/``: ``carioca train --init OUT/p<P>/<T>/imitate`` (MaskablePPO against heuristic,
    greedy and the learner's own snapshots; value warm-up and a decaying KL anchor to the
@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import time
@@ -60,7 +61,9 @@ from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, _atomic_wr
 #: The pipeline's defaults (chosen by the measurements in the README).
 PIPELINE: dict[str, Any] = {
     "net_arch": (64, 64),
-    "features": "planning",
+    # the discard piece lifted the imitated contract-6 agent (2 players, 100 fresh decks)
+    # from +69.9 to +13.5 points per deal behind the heuristic (see the README)
+    "features": "discards",
     "imitate": {"iterations": 4, "games": 1500, "heldout_games": 200, "epochs": 4},
     "ppo": {"steps": 800_000, "opponents": ("heuristic", "greedy"), "self_play": True, "self_play_prob": 0.3,
             "settings": {"kl_coef": 0.5, "kl_decay_steps": 200_000, "value_warmup_updates": 5,
@@ -340,7 +343,8 @@ def ship(out: Path, spec: str) -> Path:
     become relative.
 
     Raises:
-        TrainError: a malformed spec, a bad name or an unfinished model.
+        TrainError: a malformed spec, a bad name, an unfinished model, or a card holding an
+            absolute path outside ``out`` (nothing is copied then).
     """
     from agents.ppo_agent import SHIPPED_DIR, SHIPPED_NAME
 
@@ -353,11 +357,16 @@ def ship(out: Path, spec: str) -> Path:
     src = out / f"p{players}" / target / stage
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
+    card = json.loads((src / "model.json").read_text())
+    text = json.dumps(card, indent=1).replace(str(out.resolve()), f"runs/{out.resolve().name}")
+    text = text.replace(str(out), f"runs/{out.resolve().name}")
+    absolute = re.search(r'(?<![\w.])/(?:[\w.,-]+/)+[\w.,-]*', text)
+    if absolute:  # a card says where a model came from in the project's terms, never a machine's
+        raise TrainError(f"--ship {spec!r}: the card of {src} holds the absolute path {absolute.group(0)!r} "
+                         f"outside {out}; fix the card first")
     dst = SHIPPED_DIR / name
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / "model.zip", dst / "model.zip")
-    card = json.loads((src / "model.json").read_text())
-    text = json.dumps(card, indent=1).replace(str(out), "runs/learned")
     _atomic_write(dst / "model.json", (text + "\n").encode())
     for extra in ("eval.csv", "imitation.csv"):
         (dst / extra).unlink(missing_ok=True)

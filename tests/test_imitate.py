@@ -210,7 +210,7 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert record["ppo"]["command"].startswith("carioca train --contract 1 --players 2 --init")
     assert record["wall_time_s"] > 0 and record["ppo"]["steps"] == 512 and record["seed"] == 0
     card = json.loads((out / "p2" / "contract1" / "ppo" / "model.json").read_text())
-    assert card["features"] == "planning" and card["steps"] == 512
+    assert card["features"] == "discards" and card["steps"] == 512
     mtime = (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns
     capsys.readouterr()
     assert main(argv) == 0  # everything done: nothing is trained again
@@ -241,7 +241,7 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     shipped = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
     assert str(out) not in json.dumps(shipped)
     agent = PPOAgent(ppo_agent.resolve_model_path("contract1"))
-    assert agent.card["features"] == "planning" and agent.card["steps"] == 512
+    assert agent.card["features"] == "discards" and agent.card["steps"] == 512
     assert main(argv + ["--ship", "contract1=contract1/2/imitate"]) == 0
     card = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
     assert card["trained_by"] == "imitation" and str(out) not in json.dumps(card)
@@ -258,6 +258,29 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
     assert record["imitate"]["command"].startswith("carioca imitate --contract 2 --players 2")
     assert "ppo" not in record and not (out / "p2" / "contract2" / "ppo").exists()
     assert (out / "p2" / "contract2" / "imitate" / "model.zip").exists()
+
+
+def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
+    import agents.ppo_agent as ppo_agent
+    from experiments.learned_set import ship
+    from experiments.train import TrainError
+
+    out = tmp_path / "learned"
+    src = out / "p2" / "contract3" / "imitate"
+    src.mkdir(parents=True)
+    (src / "model.zip").write_bytes(b"weights")
+    card = {"command": f"carioca imitate --contract 3 --out {src}", "trained_by": "imitation"}
+    (src / "model.json").write_text(json.dumps(card))
+    monkeypatch.setattr(ppo_agent, "SHIPPED_DIR", tmp_path / "shipped")
+    dst = ship(out, "contract3=contract3/2/imitate")
+    shipped = json.loads((dst / "model.json").read_text())
+    assert shipped["command"] == "carioca imitate --contract 3 --out runs/learned/p2/contract3/imitate"
+    assert (dst / "model.zip").read_bytes() == b"weights"
+    card["command"] += " --data /home/someone/elsewhere/data"
+    (src / "model.json").write_text(json.dumps(card))
+    with pytest.raises(TrainError, match="/home/someone/elsewhere/data"):
+        ship(out, "contract3-p3=contract3/2/imitate")
+    assert not (tmp_path / "shipped" / "contract3-p3").exists()
 
 
 def test_learned_set_refuses_bad_options(tmp_path: Path, capsys) -> None:
