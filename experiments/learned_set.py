@@ -336,6 +336,46 @@ def plot_curves(out: Path) -> Path | None:
     return path
 
 
+def portable_text(text: str, out: Path, what: str) -> str:
+    """``text`` with the folder holding ``out`` written as ``runs`` (``/work/runs/learned/p2``
+    becomes ``runs/learned/p2``): a shipped card or summary says where a model came from in
+    the project's terms, never in one machine's.
+
+    Raises:
+        TrainError: ``text`` still holds another absolute path (``what`` names the file).
+    """
+    for root in {out.resolve().parent, out.absolute().parent}:
+        text = text.replace(f"{root}/", "runs/")
+    absolute = re.search(r'(?<![\w.])/(?:[\w.,-]+/)+[\w.,-]*', text)
+    if absolute:
+        raise TrainError(f"{what} holds the absolute path {absolute.group(0)!r} outside {out.parent}; "
+                         "fix it first")
+    return text
+
+
+#: What ``--export`` copies from a learned set: the final tables and tournament summaries,
+#: the fine-tunings' learning curves, and every model card (a few hundred kB in all).
+EXPORTED = ("final.md", "p*/final/*/summary.json", "p*/final/*/summary.md", "p*/final/*/pairs.csv",
+            "p*/*/ppo/eval.csv", "p*/*/*/model.json", "p*/*/imitate/imitation.csv")
+
+
+def export(out: Path, dest: Path) -> list[Path]:
+    """Copy the summary files of the learned set ``out`` (:data:`EXPORTED`) to ``dest``,
+    paths made portable (:func:`portable_text`): the files ``shipped-results/`` holds for
+    ``notebooks/results.ipynb``.  Everything is checked before anything is written."""
+    files = sorted({f for pattern in EXPORTED for f in out.glob(pattern) if f.is_file()})
+    if not files:
+        raise TrainError(f"--export: no results in {out} (run the pipeline and --final-tournament first)")
+    texts = {f: portable_text(f.read_text(), out, f"--export: {f}") for f in files}
+    written = []
+    for f, text in texts.items():
+        target = dest / f.relative_to(out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(target, text.encode())
+        written.append(target)
+    return written
+
+
 def ship(out: Path, spec: str) -> Path:
     """Copy the fine-tuned model ``T/P`` of ``out`` to ``agents/models/NAME`` (``spec`` is
     ``NAME=T/P``, e.g. ``contract3-p4=contract3/4``; ``NAME=T/P/imitate`` ships the
@@ -357,13 +397,8 @@ def ship(out: Path, spec: str) -> Path:
     src = out / f"p{players}" / target / stage
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
-    card = json.loads((src / "model.json").read_text())
-    text = json.dumps(card, indent=1).replace(str(out.resolve()), f"runs/{out.resolve().name}")
-    text = text.replace(str(out), f"runs/{out.resolve().name}")
-    absolute = re.search(r'(?<![\w.])/(?:[\w.,-]+/)+[\w.,-]*', text)
-    if absolute:  # a card says where a model came from in the project's terms, never a machine's
-        raise TrainError(f"--ship {spec!r}: the card of {src} holds the absolute path {absolute.group(0)!r} "
-                         f"outside {out}; fix the card first")
+    text = portable_text(json.dumps(json.loads((src / "model.json").read_text()), indent=1), out,
+                         f"--ship {spec!r}: the card of {src}")
     dst = SHIPPED_DIR / name
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src / "model.zip", dst / "model.zip")

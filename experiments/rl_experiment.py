@@ -411,6 +411,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-seed", type=int, default=1, help="with --pipeline: tournament seed of training evaluations")
     p.add_argument("--ship", nargs="+", default=[], metavar="NAME=TARGET/P",
                    help="with --pipeline: copy finished models to agents/models/NAME (e.g. contract3-p4=contract3/4)")
+    p.add_argument("--export", type=Path, metavar="DIR",
+                   help="with --pipeline: copy the final tables, tournament summaries, learning curves and model "
+                        "cards to DIR (shipped-results/ holds them for notebooks/results.ipynb)")
 
 
 #: what the command says after Ctrl-C (experiments.cli prints it)
@@ -459,5 +462,8 @@ def _run_pipeline(args: argparse.Namespace) -> int:
     if args.final_tournament:
         learned_set.final_tournament(args)
         print(learned_set.report(out))
+    if args.export is not None:
+        learned_set.report(out)
+        print(f"exported {len(learned_set.export(out, args.export))} files to {args.export}/")
     print(f"learned set in {out}/ (pipeline.json: commands, seeds and wall times)")
     return 0

@@ -247,6 +247,16 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert card["trained_by"] == "imitation" and str(out) not in json.dumps(card)
     assert (tmp_path / "shipped" / "contract1" / "imitation.csv").exists()
     assert not (tmp_path / "shipped" / "contract1" / "eval.csv").exists()
+    # the summary files the notebook reads, with portable paths
+    assert main(argv + ["--export", str(tmp_path / "exported")]) == 0
+    exported = {str(p.relative_to(tmp_path / "exported")) for p in (tmp_path / "exported").rglob("*") if p.is_file()}
+    assert {"final.md", "p2/final/c1/summary.json", "p2/contract1/ppo/eval.csv", "p2/contract1/ppo/model.json",
+            "p2/contract1/imitate/model.json", "p2/contract1/imitate/imitation.csv"} <= exported
+    assert not any(p.endswith((".zip", ".jsonl", ".npz")) for p in exported)  # no weights, deals or data
+    for p in (tmp_path / "exported").rglob("*"):
+        if p.is_file():
+            assert str(tmp_path) not in p.read_text(), p
+    assert (tmp_path / "exported" / "final.md").read_text() == (out / "final.md").read_text()
 
 
 def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> None:
