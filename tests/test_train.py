@@ -316,12 +316,16 @@ def test_experiment_report_on_the_fixture(tmp_path: Path) -> None:
     assert any(r.startswith("all,ppo,") for r in rows)
 
 
-def test_results_notebook_executes_on_the_fixture() -> None:
+def _run_notebook(results: str | None) -> str:
+    """The outputs (as JSON text) of ``notebooks/results.ipynb`` run with ``CARIOCA_RESULTS=results``
+    (unset when None)."""
     import nbclient
     import nbformat
     nb = nbformat.read(ROOT / "notebooks" / "results.ipynb", as_version=4)
     old = os.environ.get("CARIOCA_RESULTS")
-    os.environ["CARIOCA_RESULTS"] = str(FIXTURE)
+    os.environ.pop("CARIOCA_RESULTS", None)
+    if results is not None:
+        os.environ["CARIOCA_RESULTS"] = results
     try:
         nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
                                 resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
@@ -330,7 +334,25 @@ def test_results_notebook_executes_on_the_fixture() -> None:
             os.environ.pop("CARIOCA_RESULTS", None)
         else:
             os.environ["CARIOCA_RESULTS"] = old
-    text = json.dumps([c.get("outputs", []) for c in nb.cells])
+    return json.dumps([c.get("outputs", []) for c in nb.cells])
+
+
+def test_results_notebook_shows_the_shipped_results_by_default() -> None:
+    shipped = ROOT / "shipped-results"
+    # by default: your own run if there is one, else the shipped results, else the fixture
+    if not (ROOT / "results" / "rl-experiment").is_dir():
+        text = _run_notebook(None)
+        assert "data: shipped results" in text and "TOY" not in text
+    text = _run_notebook("shipped-results")  # a path relative to the repository
+    assert "Traceback" not in text
+    final = (shipped / "final.md").read_text()
+    row = next(line for line in final.splitlines() if line.startswith("| 2 | 1 |"))
+    assert row in text  # the final table is shown
+    assert "image/png" in text
+
+
+def test_results_notebook_executes_on_the_fixture() -> None:
+    text = _run_notebook(str(FIXTURE))
     assert "Traceback" not in text
     assert "agent rows from 7 tournaments" in text
     assert "TOY FIXTURE (test data, not results)" in text  # the fixture says what it is
