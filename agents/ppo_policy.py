@@ -15,8 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from torch import nn
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from carioca_env.cards import NUM_CARD_TYPES
 
 
 def inverse_cdf_sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -101,9 +104,83 @@ def policy_latents(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> tupl
 
 
 class CariocaMaskablePolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler."""
+    """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler,
+    and optionally the card head (``card_head``: :func:`card_head_spec`'s data).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    The action net is built by the stock distribution; the faster one has the same layer.
+    """
+
+    def __init__(self, *args: Any, card_head: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # set before the parent builds the networks: _build_mlp_extractor reads it
+        self.card_head = card_head
         super().__init__(*args, **kwargs)
-        # the action net was built by the stock distribution; this one has the same layer
         self.action_dist = InverseCdfMaskableCategorical(int(self.action_space.n))
+
+    def _build_mlp_extractor(self) -> None:
+        """sb3's actor and critic MLPs; with ``card_head``, the actor's latent also holds one
+        score per card type (:class:`CardScores`), so the action layer can read the score of
+        card ``c`` straight into the logit of discarding ``c``."""
+        super()._build_mlp_extractor()
+        if self.card_head:
+            ext = self.mlp_extractor
+            ext.policy_net = CardScores(ext.policy_net, self.card_head)
+            ext.latent_dim_pi += NUM_CARD_TYPES
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["card_head"] = self.card_head
+        return data
+
+
+#: Per-card-type pieces of the observation the card head reads, where the layout has them.
+CARD_PIECES = ("hand", "top_discard", "discard_pile", "unseen", "plan_used", "plan_outs", "plan_fits",
+               "disc_deficiency", "disc_outs")
+#: Whole-state pieces every card's score also sees.
+CONTEXT_PIECES = ("phase", "plan_deficiency", "contract", "opened", "hand_sizes", "top_gain")
+
+
+def card_head_spec(num_players: int, features: str, hidden: int = 32) -> dict[str, Any]:
+    """The card head's constructor data for a layout: the ``[start, stop)`` of each piece it
+    reads (plain lists, saved with the model) and its hidden width."""
+    from carioca_env.observation import obs_layout
+
+    slices = obs_layout(num_players, features).slices
+    return {"card": [[slices[n].start, slices[n].stop] for n in CARD_PIECES if n in slices],
+            "context": [[slices[n].start, slices[n].stop] for n in CONTEXT_PIECES if n in slices],
+            "hidden": hidden}
+
+
+class CardScores(nn.Module):
+    """The actor's MLP, plus one score per card type from one small net shared by all 53.
+
+    A flat MLP must learn a separate mapping for each card type's "discard it" logit from
+    the features at that card's positions; imitating the heuristic it copied only about
+    half of its discards on contract 6.  Here card ``c``'s score reads only card ``c``'s
+    entries of the per-card pieces (:data:`CARD_PIECES`), its penalty and whether it is a
+    joker, and the state's context (:data:`CONTEXT_PIECES`), with the same weights for
+    every card; the 53 scores are appended to the MLP's output.
+    """
+
+    def __init__(self, base: nn.Module, spec: dict[str, Any]) -> None:
+        super().__init__()
+        from carioca_env.cards import JOKER, PENALTY
+
+        self.base = base
+        self.card = [slice(a, b) for a, b in spec["card"]]
+        self.context = [slice(a, b) for a, b in spec["context"]]
+        for s in self.card:
+            if s.stop - s.start != NUM_CARD_TYPES:
+                raise ValueError(f"card head: piece {s} is not {NUM_CARD_TYPES} card types")
+        const = torch.tensor([[PENALTY[c] / 20.0, float(c == JOKER)] for c in range(NUM_CARD_TYPES)])
+        self.register_buffer("const", const)
+        width = len(self.card) + 2 + sum(s.stop - s.start for s in self.context)
+        hidden = int(spec.get("hidden", 32))
+        self.score = nn.Sequential(nn.Linear(width, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``[MLP(x), score_0(x) .. score_52(x)]`` for a batch of flat observations."""
+        b = x.shape[0]
+        per = torch.stack([x[:, s] for s in self.card], dim=-1)                    # B x 53 x pieces
+        ctx = torch.cat([x[:, s] for s in self.context], dim=-1) if self.context else x[:, :0]
+        inputs = torch.cat([per, self.const.expand(b, -1, -1), ctx.unsqueeze(1).expand(-1, NUM_CARD_TYPES, -1)], -1)
+        return torch.cat([self.base(x), self.score(inputs).squeeze(-1)], dim=-1)

@@ -116,14 +116,16 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "max_grad_norm": 0.5,
     "reward_scale": 0.01,       # rewards are minus penalty / 100
     "max_turns": 300,           # turns per deal before truncation (R17)
-    "features": "base",         # observation variant: base, or planning (carioca_env.planning)
+    "features": "base",         # observation variant: base, planning or discards (carioca_env.planning)
+    "card_head": 0,             # 1: the policy also scores every card type with one shared small
+                                # net (agents.ppo_policy.CardScores), an input of the action layer
     # fine-tuning from an imitation model (--init); all off for a fresh model
     "kl_coef": 0.0,             # weight of KL(pi || pi_init) in the policy loss at step 0
     "kl_decay_steps": 0,        # ... decaying linearly to 0 over this many steps (0: constant)
     "value_warmup_updates": 0,  # first PPO updates train the value net only (policy frozen)
 }
 
-_FINE_TUNE_SETTINGS = ("features", "kl_coef", "kl_decay_steps", "value_warmup_updates")
+_FINE_TUNE_SETTINGS = ("features", "card_head", "kl_coef", "kl_decay_steps", "value_warmup_updates")
 
 #: Environments per run and how they are vectorized (``--n-envs``, ``--vec``).
 DEFAULT_N_ENVS = 8
@@ -265,6 +267,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
     "reward_scale": SettingSpec("float", 0, None, low_open=True),
     "max_turns": SettingSpec("int", 1, 100_000),
     "features": SettingSpec("choice", choices=FEATURE_SETS),
+    "card_head": SettingSpec("int", 0, 1),
     "kl_coef": SettingSpec("float", 0, None),
     "kl_decay_steps": SettingSpec("int", 0, None),
     "value_warmup_updates": SettingSpec("int", 0, 10_000),
@@ -272,7 +275,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
 
 
 def init_settings(init: str) -> dict[str, Any]:
-    """``net_arch`` and ``features`` of an ``--init`` model's card: a run from it uses them
+    """``net_arch``, ``features`` and ``card_head`` of an ``--init`` model's card: a run from it uses them
     unless ``--set`` says otherwise (a missing card is reported when the model loads)."""
     from agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
 
@@ -284,6 +287,8 @@ def init_settings(init: str) -> dict[str, Any]:
     arch = (card.get("settings") or {}).get("net_arch")
     if arch:
         out["net_arch"] = list(arch)
+    if (card.get("settings") or {}).get("card_head"):
+        out["card_head"] = 1
     return out
 
 
@@ -564,6 +569,16 @@ def model_class(config: TrainConfig) -> Any:
     return MaskablePPO
 
 
+def policy_kwargs(players: int, settings: dict[str, Any]) -> dict[str, Any]:
+    """The policy's constructor arguments for a run's settings (saved with the model)."""
+    out: dict[str, Any] = {"net_arch": list(settings["net_arch"])}
+    if settings.get("card_head"):
+        from agents.ppo_policy import card_head_spec
+
+        out["card_head"] = card_head_spec(players, settings["features"])
+    return out
+
+
 def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = None, init: Any = None) -> Any:
     """A fresh MaskablePPO for ``venv`` with the run's settings; with ``init`` (a loaded
     model of the same shape) it starts from those weights, anchored to them."""
@@ -577,7 +592,7 @@ def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = Non
         n_steps=n_steps, batch_size=batch, n_epochs=s["n_epochs"], learning_rate=s["learning_rate"],
         gamma=s["gamma"], gae_lambda=s["gae_lambda"], clip_range=s["clip_range"], ent_coef=s["ent_coef"],
         vf_coef=s["vf_coef"], max_grad_norm=s["max_grad_norm"],
-        policy_kwargs={"net_arch": list(s["net_arch"])},
+        policy_kwargs=policy_kwargs(config.players, s),
         tensorboard_log=tensorboard_log, seed=config.seed, device="cpu", verbose=0,
     )
     if init is not None:

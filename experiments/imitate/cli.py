@@ -54,6 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--features", choices=FEATURE_SETS, default=d.features,
                    help=f"observation variant (default {d.features}; planning adds the hand's plan)")
     g.add_argument("--learner-sample", action="store_true", help="the learner samples in roll-ins (default: argmax)")
+    g.add_argument("--card-head", action="store_true",
+                   help="the policy also scores each card type with one shared net (agents/ppo_policy.py)")
     r = parser.add_argument_group("running")
     r.add_argument("--out", type=Path, help="run folder (default runs/imitate-c<K>-p<players>-s<seed>)")
     r.add_argument("--strength-decks", type=int, default=0,
@@ -75,7 +77,7 @@ def config_from_args(args: argparse.Namespace) -> ImitateConfig:
         iterations=args.iterations, games=args.games, heldout_games=args.heldout_games, beta0=args.beta0,
         beta_decay=args.beta_decay, epochs=args.epochs, batch_size=args.batch_size,
         learning_rate=args.learning_rate, vf_coef=args.vf_coef, net_arch=arch, seed=args.seed,
-        max_turns=args.max_turns, learner_sample=args.learner_sample, features=args.features,
+        max_turns=args.max_turns, learner_sample=args.learner_sample, features=args.features, card_head=args.card_head,
     )
 
 

@@ -52,6 +52,8 @@ class ImitateConfig:
         learner_sample: the learner samples its masked distribution in roll-ins instead
             of playing its most likely action.
         features: the observation variant (``"base"``, ``"planning"`` or ``"discards"``).
+        card_head: the policy also scores each card type with one shared net
+            (:class:`agents.ppo_policy.CardScores`).
     """
 
     contract: int | str = 1
@@ -75,6 +77,7 @@ class ImitateConfig:
     shard_games: int = 100
     learner_sample: bool = False
     features: str = "base"
+    card_head: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "contract", parse_contract(self.contract, ImitateError))
@@ -100,6 +103,8 @@ class ImitateConfig:
         checked = check_settings({"net_arch": list(self.net_arch), "gamma": self.gamma,
                                   "reward_scale": self.reward_scale, "features": self.features})
         object.__setattr__(self, "net_arch", tuple(checked["net_arch"]))
+        if not isinstance(self.card_head, bool):
+            raise ImitateError(f"card_head must be True or False, got {self.card_head!r}")
 
     @property
     def deals(self) -> tuple[int, ...]:
@@ -116,7 +121,8 @@ class ImitateConfig:
                 "opponents": list(self.opponents), "games": self.games, "heldout_games": self.heldout_games,
                 "beta0": self.beta0, "beta_decay": self.beta_decay, "seed": self.seed, "max_turns": self.max_turns,
                 "gamma": self.gamma, "reward_scale": self.reward_scale, "shard_games": self.shard_games,
-                "learner_sample": self.learner_sample, "features": self.features, "net_arch": list(self.net_arch), "epochs": self.epochs,
+                "learner_sample": self.learner_sample, "features": self.features, "net_arch": list(self.net_arch),
+                **({"card_head": True} if self.card_head else {}), "epochs": self.epochs,
                 "batch_size": self.batch_size, "learning_rate": self.learning_rate, "vf_coef": self.vf_coef}
 
     def to_json(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def build_model(config: ImitateConfig) -> Any:
                      seed=derive_seed(config.seed, "network") % (2**31),
                      settings={"net_arch": list(config.net_arch), "gamma": config.gamma,
                                "reward_scale": config.reward_scale, "max_turns": config.max_turns,
-                               "features": config.features},
+                               "features": config.features, "card_head": int(config.card_head)},
                      tensorboard=False)
     return make_model(make_env(tc), tc)
 
