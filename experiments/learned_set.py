@@ -11,7 +11,7 @@ that order, into ``OUT/p<P>/<T>/`` (every imitation first, then every fine-tunin
 imitation model plays well after minutes, a fine-tuning takes most of an hour):
 
 1. ``imitate/``: ``carioca imitate`` from :data:`PIPELINE` (teacher ``heuristic``,
-   opponents heuristic and greedy, DAgger, the ``discards`` observation, ``net_arch``
+   opponents heuristic and greedy, DAgger, the ``discards`` observation and the card head, ``net_arch``
    64,64), with its held-out accuracy;
 2. ``ppo/``: ``carioca train --init OUT/p<P>/<T>/imitate`` (MaskablePPO against heuristic,
    greedy and the learner's own snapshots; value warm-up and a decaying KL anchor to the
@@ -62,8 +62,10 @@ from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, _atomic_wr
 PIPELINE: dict[str, Any] = {
     "net_arch": (64, 64),
     # the discard piece lifted the imitated contract-6 agent (2 players, 100 fresh decks)
-    # from +69.9 to +13.5 points per deal behind the heuristic (see the README)
+    # from +69.9 to +13.5 points per deal behind the heuristic, and the card head to level
+    # with it (see the README)
     "features": "discards",
+    "card_head": True,
     "imitate": {"iterations": 4, "games": 1500, "heldout_games": 200, "epochs": 4},
     "ppo": {"steps": 800_000, "opponents": ("heuristic", "greedy"), "self_play": True, "self_play_prob": 0.3,
             "settings": {"kl_coef": 0.5, "kl_decay_steps": 200_000, "value_warmup_updates": 5,
@@ -101,7 +103,7 @@ def imitate_config(target: str, players: int, seed: int, quick: bool) -> Imitate
     elif target == "full":
         im["games"] = max(1, int(im["games"] * FULL_GAMES_SHARE))
     return ImitateConfig(contract=_contract(target), players=players, net_arch=tuple(PIPELINE["net_arch"]),
-                         features=PIPELINE["features"], seed=seed, **im)
+                         features=PIPELINE["features"], card_head=bool(PIPELINE["card_head"]), seed=seed, **im)
 
 
 def ppo_config(target: str, players: int, seed: int, init: Path, quick: bool, eval_seed: int) -> TrainConfig:
@@ -135,7 +137,7 @@ def _imitate_command(c: ImitateConfig, out: Path) -> str:
     return (f"carioca imitate --contract {c.contract} --players {c.players} --teacher {c.teacher} --opponents "
             f"{' '.join(c.opponents)} --iterations {c.iterations} --games {c.games} --heldout-games "
             f"{c.heldout_games} --epochs {c.epochs} --net-arch {','.join(map(str, c.net_arch))} --features "
-            f"{c.features} --seed {c.seed} --out {out}")
+            f"{c.features}{' --card-head' if c.card_head else ''} --seed {c.seed} --out {out}")
 
 
 def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
