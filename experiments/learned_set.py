@@ -160,7 +160,17 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
         base = out / f"p{players}" / target
         entry = record["models"].setdefault(key, {"seed": args.seed})
         icfg = imitate_config(target, players, args.seed, args.quick)
-        if not (base / "imitate" / "model.json").exists() or "imitate" not in entry:
+        card_file = base / "imitate" / "model.json"
+        if card_file.exists() and "imitate" not in entry:
+            # finished by its own `carioca imitate` command (or another pipeline): the card says how
+            card = json.loads(card_file.read_text())
+            entry["imitate"] = {"command": card.get("command"), "wall_time_s": card.get("wall_time_s"),
+                                "seed": card.get("seed"),
+                                "heldout_accuracy": (card.get("imitation") or {}).get("heldout_accuracy"),
+                                "uniform_accuracy": (card.get("imitation") or {}).get("uniform_accuracy"),
+                                "features": card.get("features", "base")}
+            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+        if not card_file.exists():
             say(f"[learned-set] {key}: imitation -> {base / 'imitate'}")
             t = time.monotonic()
             card = run_imitation(icfg, base / "imitate", progress=progress,

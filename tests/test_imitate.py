@@ -267,7 +267,14 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
     record = json.loads((out / "pipeline.json").read_text())["models"]["p2/contract2"]
     assert record["imitate"]["command"].startswith("carioca imitate --contract 2 --players 2")
     assert "ppo" not in record and not (out / "p2" / "contract2" / "ppo").exists()
-    assert (out / "p2" / "contract2" / "imitate" / "model.zip").exists()
+    model = out / "p2" / "contract2" / "imitate" / "model.zip"
+    mtime = model.stat().st_mtime_ns
+    # a model finished outside the record (its own `carioca imitate`) is done: its card fills the entry
+    (out / "pipeline.json").unlink()
+    assert main(argv) == 0
+    assert model.stat().st_mtime_ns == mtime
+    again = json.loads((out / "pipeline.json").read_text())["models"]["p2/contract2"]["imitate"]
+    assert again["command"].startswith("carioca imitate --contract 2") and again["features"] == "discards"
 
 
 def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
