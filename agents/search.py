@@ -6,10 +6,13 @@ For a decision with a real choice the agent
      rest are never better by the heuristic's own reckoning and would cost rollouts);
      openings, lay-offs and joker swaps follow the heuristic (it opens as soon as it can
      and sheds all it can, which search would confirm at a high price);
-  2. samples a determinization of the hidden cards from its own :class:`PlayerView` only
-     (:func:`carioca_env.determinize.determinize_view`: the unseen cards dealt uniformly
-     to the opponents' hidden cards and the stock, every known card kept in place), as a
-     one-deal game;
+  2. samples a determinization of the hidden cards from its own :class:`PlayerView` only,
+     as a one-deal game, every card it has seen kept in place: by default with the
+     opponent model of :mod:`agents.opponent_model` (``infer=2``: an unopened opponent's
+     hidden cards replay twice as many draws as it made from the stock, keeping what
+     lowers its deficiency, so it is as far along as real opponents are), or with
+     ``infer=0`` uniformly (:func:`carioca_env.determinize.determinize_view`), which
+     measured much worse in contract 6 (README: uniform hands make every opponent slow);
   3. plays each candidate on a clone of that same determinization (common random
      numbers: the candidates are compared on the same deals) and rolls the deal out to
      its end with the rollout policy in every seat (the heuristic by default);
@@ -27,7 +30,7 @@ that many milliseconds have passed (at least one round of the candidates, at mos
 rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
-``search:rollout=ppo:models/contract1,top=4``.  Everything random comes from the
+``search:rollout=ppo:models/contract1,top=4``, ``search:infer=0`` (uniform determinizations).  Everything random comes from the
 agent's seed (and :meth:`reset`): same seed, same view, same decision.
 """
 
