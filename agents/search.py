@@ -6,10 +6,13 @@ For a decision with a real choice the agent
      rest are never better by the heuristic's own reckoning and would cost rollouts);
      openings, lay-offs and joker swaps follow the heuristic (it opens as soon as it can
      and sheds all it can, which search would confirm at a high price);
-  2. samples a determinization of the hidden cards from its own :class:`PlayerView` only
-     (:func:`carioca_env.determinize.determinize_view`: the unseen cards dealt uniformly
-     to the opponents' hidden cards and the stock, every known card kept in place), as a
-     one-deal game;
+  2. samples a determinization of the hidden cards from its own :class:`PlayerView` only,
+     as a one-deal game, every card it has seen kept in place: by default with the
+     opponent model of :mod:`agents.opponent_model` (``infer=2``: an unopened opponent's
+     hidden cards replay twice as many draws as it made from the stock, keeping what
+     lowers its deficiency, so it is as far along as real opponents are), or with
+     ``infer=0`` uniformly (:func:`carioca_env.determinize.determinize_view`), which
+     measured much worse in contract 6 (README: uniform hands make every opponent slow);
   3. plays each candidate on a clone of that same determinization (common random
      numbers: the candidates are compared on the same deals) and rolls the deal out to
      its end with the rollout policy in every seat (the heuristic by default);
@@ -27,7 +30,7 @@ that many milliseconds have passed (at least one round of the candidates, at mos
 rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
-``search:rollout=ppo:models/contract1,top=4``.  Everything random comes from the
+``search:rollout=ppo:models/contract1,top=4``, ``search:infer=0`` (uniform determinizations).  Everything random comes from the
 agent's seed (and :meth:`reset`): same seed, same view, same decision.
 """
 
@@ -43,6 +46,7 @@ from carioca_env.determinize import determinize_view
 
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent
+from agents.opponent_model import DEFAULT_FACTOR, informed_determinization
 from agents.registry import Param
 
 #: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
@@ -64,6 +68,11 @@ SEARCH_PARAMS: dict[str, Param] = {
     "top": Param(int, 3, "discards evaluated: the heuristic's best ones", minimum=1),
     "max_turns": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
     "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
+    "infer": Param(
+        float, DEFAULT_FACTOR,
+        "opponent model: unopened opponents' hidden cards replay this many draws per stock draw they made "
+        "(agents.opponent_model; 0: uniform determinization)", minimum=0,
+    ),
 }
 
 
@@ -81,12 +90,16 @@ class SearchAgent:
         top: int = 3,
         max_turns: int = 200,
         z: float = 1.5,
+        infer: float = DEFAULT_FACTOR,
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
-        if sims < 1 or top < 1 or max_turns < 1 or ms < 0:
-            raise ValueError(f"sims, top and max_turns must be >= 1 and ms >= 0, got {sims}, {top}, {max_turns}, {ms}")
+        if sims < 1 or top < 1 or max_turns < 1 or ms < 0 or infer < 0:
+            raise ValueError(
+                f"sims, top and max_turns must be >= 1 and ms and infer >= 0, got {sims}, {top}, {max_turns}, {ms}, {infer}"
+            )
         self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
+        self.infer = infer
         self.rollout_spec = rollout
         self.guide = HeuristicAgent(seed)
         # one rollout agent per seat (built for 4; a table uses the first n)
@@ -155,7 +168,7 @@ class SearchAgent:
         budget = MAX_TIMED_SIMS if deadline is not None else self.sims
         done = 0
         while done < budget:
-            det = determinize_view(view, self.rng)
+            det = self.determinize(view)
             policy_seed = self.rng.getrandbits(32)
             for i, move in enumerate(candidates):
                 if done >= budget:
@@ -168,6 +181,13 @@ class SearchAgent:
                 break
         self.rollouts += done
         return samples
+
+    def determinize(self, view: PlayerView) -> Game:
+        """One determinization of ``view`` from the agent's generator: the opponent model
+        with ``infer`` > 0, else uniform."""
+        if self.infer > 0:
+            return informed_determinization(view, self.rng, self.infer)
+        return determinize_view(view, self.rng)
 
     def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
         """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""

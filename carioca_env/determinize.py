@@ -106,16 +106,44 @@ def determinize_view(
             "hands", f"{len(pool)} unseen cards but {sum(slots)} hidden hand places and {view.stock_size} in the stock"
         )
     shuffled = _permute(pool, rng)
-    hands: list[tuple[int, ...]] = []
+    hidden: list[tuple[int, ...]] = []
     pos = 0
+    for s in range(view.num_players):
+        hidden.append(tuple(shuffled[pos:pos + slots[s]]))
+        pos += slots[s]
+    return game_from_view(view, hidden, tuple(shuffled[pos:]), _seed_from(rng), deals)
+
+
+def game_from_view(
+    view: PlayerView,
+    hidden: Sequence[Sequence[int]],
+    stock: Sequence[int],
+    seed: int,
+    deals: Sequence[int] | None = None,
+) -> Game:
+    """The full game of ``view`` with ``hidden[s]`` as the unseen part of seat ``s``'s
+    hand (besides its :attr:`~carioca_env.PlayerView.known_cards`; empty for the viewing
+    seat) and ``stock`` in draw order: the part of :func:`determinize_view` that places
+    the cards, for samplers that choose the hidden cards another way.  ``deals`` as in
+    :func:`determinize_view`; ``seed`` seeds the game's generator (later reshuffles).
+
+    Raises:
+        InvalidPositionError: the cards do not make the 108 of the deck with the view, or
+            a hand or the stock has the wrong size.
+    """
+    slots = hidden_slots(view)
+    if len(hidden) != view.num_players or any(len(h) != k for h, k in zip(hidden, slots)):
+        raise InvalidPositionError(
+            "hands", f"hidden parts of sizes {[len(h) for h in hidden]}, the view has {slots} hidden places"
+        )
+    if len(stock) != view.stock_size:
+        raise InvalidPositionError("stock", f"{len(stock)} stock cards, the view has {view.stock_size}")
+    hands: list[tuple[int, ...]] = []
     for s in range(view.num_players):
         if s == view.seat:
             hands.append(tuple(view.hand))
-            continue
-        hidden = shuffled[pos:pos + slots[s]]
-        pos += slots[s]
-        hands.append(tuple(cards_of(view.known_cards[s])) + tuple(hidden))
-    stock = tuple(shuffled[pos:])
+        else:
+            hands.append(tuple(cards_of(view.known_cards[s])) + tuple(hidden[s]))
     if deals is None:
         deals, deal_index = (view.deal,), 0
     else:
@@ -123,7 +151,7 @@ def determinize_view(
     position = Position(
         hands=tuple(hands),
         table=view.table,
-        stock=stock,
+        stock=tuple(stock),
         discard=view.discard_pile,
         dealer=view.dealer,
         current=view.current_player,
@@ -138,7 +166,7 @@ def determinize_view(
         known=tuple(tuple(cards_of(k)) for k in view.known_cards),
         discarded=tuple(tuple(cards_of(d)) for d in view.discarded),
     )
-    return game_from_position(position, _seed_from(rng))
+    return game_from_position(position, seed)
 
 
 def determinize(game: Game, seat: int, rng: RandomSource) -> Game:

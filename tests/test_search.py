@@ -37,6 +37,7 @@ def test_spec_keys_are_typed() -> None:
         ("search:simz=3", ["unknown key 'simz'", "allowed keys of search", "sims (int, default"]),
         ("search:sims=many", ["bad value for sims", "'many' is not an int"]),
         ("search:sims=0", ["below the minimum 1"]),
+        ("search:infer=-1", ["bad value for infer", "below the minimum 0"]),
         ("search:sims=3,sims=4", ["given twice"]),
         ("search:sims=3,oops", ["'oops' is not key=value"]),
         ("search:64", ["bare argument needs key=value"]),
