@@ -342,7 +342,7 @@ def test_results_notebook_shows_the_shipped_results_by_default() -> None:
     # by default: your own run if there is one, else the shipped results, else the fixture
     if not (ROOT / "results" / "rl-experiment").is_dir():
         text = _run_notebook(None)
-        assert "data: shipped results" in text and "TOY" not in text
+        assert "data: shipped results" in text and "TOY FIXTURE" not in text
     text = _run_notebook("shipped-results")  # a path relative to the repository
     assert "Traceback" not in text
     final = (shipped / "final.md").read_text()
