@@ -267,8 +267,9 @@ class GameEncoder:
     def __init__(self, num_players: int, features: str = "base") -> None:
         layout = obs_layout(num_players)
         self.features = check_features(features)
-        self._planning: list[tuple[tuple, np.ndarray] | None] = [None] * num_players
-        self._discards: list[tuple[tuple, np.ndarray] | None] = [None] * num_players
+        # per seat: (game, key, piece) of the last planning / discard piece computed
+        self._planning: list[tuple[Game, tuple, np.ndarray] | None] = [None] * num_players
+        self._discards: list[tuple[Game, tuple, np.ndarray] | None] = [None] * num_players
         self.num_players = num_players
         self.layout = layout
         s = layout.slices
@@ -375,18 +376,24 @@ class GameEncoder:
             return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out)])
         return out.copy()
 
+    @staticmethod
+    def _cached(store: list, game: Game, seat: int, key: tuple, encode) -> np.ndarray:
+        """``store[seat]``'s piece if it was computed for this game and ``key``, else
+        ``encode(game.view(seat))``, kept there."""
+        cached = store[seat]
+        if cached is not None and cached[0] is game and cached[1] == key:
+            return cached[2]
+        piece = encode(game.view(seat))
+        store[seat] = (game, key, piece)
+        return piece
+
     def _plan(self, game: Game, seat: int) -> np.ndarray:
         """The planning piece, recomputed only when what it reads changed (the hand, the
         deal, whether the seat opened, the table)."""
         from carioca_env.planning import encode_planning
 
-        key = (game, game.deal_index, game.deal_number, game.opened[seat], game.table_version, tuple(game.hands[seat]))
-        cached = self._planning[seat]
-        if cached is not None and cached[0][0] is game and cached[0][1:] == key[1:]:
-            return cached[1]
-        piece = encode_planning(game.view(seat))
-        self._planning[seat] = (key, piece)
-        return piece
+        key = (game.deal_index, game.deal_number, game.opened[seat], game.table_version, tuple(game.hands[seat]))
+        return self._cached(self._planning, game, seat, key, encode_planning)
 
     def _disc(self, game: Game, seat: int, out: np.ndarray) -> np.ndarray:
         """The discard piece, recomputed only when what it reads changed (the hand, the
@@ -394,11 +401,6 @@ class GameEncoder:
         just encoded in ``out``)."""
         from carioca_env.planning import encode_discards
 
-        key = (game, game.deal_index, game.deal_number, game.opened[seat], tuple(game.hands[seat]),
+        key = (game.deal_index, game.deal_number, game.opened[seat], tuple(game.hands[seat]),
                game.top_discard, game.table_version, out[self._unseen].tobytes())
-        cached = self._discards[seat]
-        if cached is not None and cached[0][0] is game and cached[0][1:] == key[1:]:
-            return cached[1]
-        piece = encode_discards(game.view(seat))
-        self._discards[seat] = (key, piece)
-        return piece
+        return self._cached(self._discards, game, seat, key, encode_discards)

@@ -14,7 +14,7 @@ from collections import Counter
 
 from checker import CONTRACT_SHAPE, JOKER, card_at, penalty, rank, suit
 
-from carioca_env import Game, MoveKind
+from carioca_env import Game, GameConfig, MoveKind
 
 
 def _positions(c: int) -> tuple[int, ...]:
@@ -138,3 +138,17 @@ def play(game: Game, policy: BiasedPolicy, max_moves: int, on_state=None) -> int
         game.apply(policy.choose(game))
         n += 1
     return n
+
+
+def assert_plays_legally(agent, players: int, contracts, moves: int) -> None:
+    """``agent`` in every seat of a one-deal game of each contract (game seed = contract)
+    for up to ``moves`` moves: every move it returns is one of the legal ones."""
+    for contract in contracts:
+        game = Game(GameConfig(num_players=players, deals=(contract,)), seed=contract)
+        for _ in range(moves):
+            if game.game_over:
+                break
+            legal = game.legal_moves()
+            move = agent.act(game.view(game.current_player), legal)
+            assert move in legal, (contract, str(move))
+            game.apply(move)

@@ -10,11 +10,11 @@ import pytest
 import torch
 
 from agents.ppo_policy import CardScores, card_head_spec
-from carioca_env import Game, GameConfig
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.observation import obs_layout
 from experiments.imitate.config import ImitateConfig
 from experiments.imitate.learn import _forward, build_model
+from random_play import assert_plays_legally
 
 
 def _model(features: str = "discards", players: int = 2):
@@ -74,13 +74,4 @@ def test_a_card_head_model_plays_only_legal_moves(tmp_path: Path, players: int) 
     save_model(model, tmp_path / "model.zip")
     card = model_card(players, features="discards", settings={"net_arch": [16], "features": "discards", "card_head": 1})
     card_path(tmp_path / "model.zip").write_text(json.dumps(card))
-    agent = PPOAgent(tmp_path / "model.zip", seed=3)
-    for contract in (1, 6):
-        game = Game(GameConfig(num_players=players, deals=(contract,)), seed=contract)
-        for _ in range(60):
-            if game.game_over:
-                break
-            legal = game.legal_moves()
-            move = agent.act(game.view(game.current_player), legal)
-            assert move in legal
-            game.apply(move)
+    assert_plays_legally(PPOAgent(tmp_path / "model.zip", seed=3), players, (1, 6), 60)

@@ -12,7 +12,7 @@ import pytest
 
 from agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
 from agents.registry import make_agent
-from carioca_env import Game, GameConfig
+from random_play import assert_plays_legally
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = shipped_models()
@@ -52,16 +52,7 @@ def test_model_card_has_no_absolute_path(name: str) -> None:
 def test_shipped_model_plays_only_legal_moves_on_every_contract(name: str) -> None:
     agent = make_agent(f"ppo:{name}", seed=1)
     assert isinstance(agent, PPOAgent) and agent.path == SHIPPED_DIR / name / "model.zip"
-    n = agent.num_players
-    for contract in range(1, 8):
-        game = Game(GameConfig(num_players=n, deals=(contract,)), seed=contract)
-        for _ in range(40):
-            if game.game_over:
-                break
-            legal = game.legal_moves()
-            move = agent.act(game.view(game.current_player), legal)
-            assert move in legal, (name, contract, str(move))
-            game.apply(move)
+    assert_plays_legally(agent, agent.num_players, range(1, 8), 40)
 
 
 def test_names_load_from_any_working_directory(tmp_path: Path) -> None:
