@@ -104,7 +104,7 @@ def encode_discards(view: PlayerView) -> np.ndarray:
         if not n:
             continue
         # a type no optimal plan uses leaves the deficiency and the outs as they are (the
-        # test compares every type with its own analysis): most of the cost saved
+        # test compares every type with its own analysis), so its analysis is skipped
         a = whole if c not in whole.used_types else analyze(counts_minus(counts, c), view.contract)
         out[c] = a.deficiency / cards
         out[NUM_CARD_TYPES + c] = min(1.0, sum(unseen[x] for x in a.outs) / LIVE_OUTS_SCALE)

@@ -11,14 +11,16 @@ that order, into ``OUT/p<P>/<T>/`` (every imitation first, then every fine-tunin
 imitation model plays well after minutes, a fine-tuning takes most of an hour):
 
 1. ``imitate/``: ``carioca imitate`` from :data:`PIPELINE` (teacher ``heuristic``,
-   opponents heuristic and greedy, DAgger, the ``discards`` observation and the card head, ``net_arch``
-   64,64), with its held-out accuracy;
+   opponents heuristic and greedy, DAgger, the ``discards`` observation and the card
+   head, ``net_arch`` 64,64), with its held-out accuracy;
 2. ``ppo/``: ``carioca train --init OUT/p<P>/<T>/imitate`` (MaskablePPO against heuristic,
    greedy and the learner's own snapshots; value warm-up and a decaying KL anchor to the
    imitation policy), with its learning curve against heuristic and greedy.
 
 ``--pipeline imitate`` runs only the first stage (the fine-tuning of a whole set takes
-about seven hours here; the final tournament then plays the imitation models).  Each stage resumes (its own checkpoints) and is skipped when done; ``pipeline.json``
+about seven hours here; the final tournament then plays the imitation models).  Each
+stage resumes (its own checkpoints) and is skipped when done (an imitation model made
+by its own ``carioca imitate`` counts, its card filling the record); ``pipeline.json``
 records per model the commands, seeds and wall times of both stages.  Nothing here is
 shipped automatically: ``--ship NAME=T/P`` copies a finished model and its card to
 ``agents/models/NAME`` (for example ``contract3-p4``), with the card's paths made
@@ -140,6 +142,14 @@ def _imitate_command(c: ImitateConfig, out: Path) -> str:
             f"{c.features}{' --card-head' if c.card_head else ''} --seed {c.seed} --out {out}")
 
 
+def _imitate_entry(card: dict[str, Any]) -> dict[str, Any]:
+    """``pipeline.json``'s record of an imitation stage, from the model's card."""
+    imitation = card.get("imitation") or {}
+    return {"command": card.get("command"), "wall_time_s": card.get("wall_time_s"), "seed": card.get("seed"),
+            "heldout_accuracy": imitation.get("heldout_accuracy"),
+            "uniform_accuracy": imitation.get("uniform_accuracy"), "features": card.get("features", "base")}
+
+
 def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
     """Run (or resume) every model of the set; returns the output folder."""
     from experiments.imitate.pipeline import run_imitation
@@ -161,25 +171,16 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
         entry = record["models"].setdefault(key, {"seed": args.seed})
         icfg = imitate_config(target, players, args.seed, args.quick)
         card_file = base / "imitate" / "model.json"
-        if card_file.exists() and "imitate" not in entry:
-            # finished by its own `carioca imitate` command (or another pipeline): the card says how
-            card = json.loads(card_file.read_text())
-            entry["imitate"] = {"command": card.get("command"), "wall_time_s": card.get("wall_time_s"),
-                                "seed": card.get("seed"),
-                                "heldout_accuracy": (card.get("imitation") or {}).get("heldout_accuracy"),
-                                "uniform_accuracy": (card.get("imitation") or {}).get("uniform_accuracy"),
-                                "features": card.get("features", "base")}
-            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+        session: dict[str, float] = {}
         if not card_file.exists():
             say(f"[learned-set] {key}: imitation -> {base / 'imitate'}")
             t = time.monotonic()
-            card = run_imitation(icfg, base / "imitate", progress=progress,
-                                 command=_imitate_command(icfg, base / "imitate"), log=say)
-            entry["imitate"] = {"command": _imitate_command(icfg, base / "imitate"),
-                                "wall_time_s": card["wall_time_s"], "seed": icfg.seed,
-                                "heldout_accuracy": card["imitation"]["heldout_accuracy"],
-                                "uniform_accuracy": card["imitation"]["uniform_accuracy"],
-                                "this_session_s": round(time.monotonic() - t, 1)}
+            run_imitation(icfg, base / "imitate", progress=progress,
+                          command=_imitate_command(icfg, base / "imitate"), log=say)
+            session = {"this_session_s": round(time.monotonic() - t, 1)}
+        if session or "imitate" not in entry:
+            # the card says how the model was made (here, or by its own `carioca imitate`)
+            entry["imitate"] = {**_imitate_entry(json.loads(card_file.read_text())), **session}
             _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
     for players, target in models if args.pipeline == "imitate+ppo" else ():
         key = f"p{players}/{target}"
