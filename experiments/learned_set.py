@@ -393,12 +393,13 @@ def ship(out: Path, spec: str) -> Path:
     """Copy the fine-tuned model ``T/P`` of ``out`` to ``agents/models/NAME`` (``spec`` is
     ``NAME=T/P``, e.g. ``contract3-p4=contract3/4``; ``NAME=T/P/imitate`` ships the
     imitation model instead, when the measurements say it plays better); the card's paths
-    become relative.
+    become relative, and the weights are stored in float16 (:mod:`agents.model_file`).
 
     Raises:
         TrainError: a malformed spec, a bad name, an unfinished model, or a card holding an
             absolute path outside ``out`` (nothing is copied then).
     """
+    from agents.model_file import compact_model_file, is_model_file
     from agents.ppo_agent import SHIPPED_DIR, SHIPPED_NAME
 
     name, sep, where = spec.partition("=")
@@ -410,11 +411,14 @@ def ship(out: Path, spec: str) -> Path:
     src = out / f"p{players}" / target / stage
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
-    text = portable_text(json.dumps(json.loads((src / "model.json").read_text()), indent=1), out,
-                         f"--ship {spec!r}: the card of {src}")
+    card = json.loads((src / "model.json").read_text())
+    card["stored_weights"] = "float16"  # agents.model_file: how the shipped file keeps the weights
+    text = portable_text(json.dumps(card, indent=1), out, f"--ship {spec!r}: the card of {src}")
+    if not is_model_file(src / "model.zip"):
+        raise TrainError(f"--ship {spec!r}: {src / 'model.zip'} is not a stable-baselines3 model file")
     dst = SHIPPED_DIR / name
     dst.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src / "model.zip", dst / "model.zip")
+    compact_model_file(src / "model.zip", dst / "model.zip")
     _atomic_write(dst / "model.json", (text + "\n").encode())
     for extra in ("eval.csv", "imitation.csv"):
         (dst / extra).unlink(missing_ok=True)

@@ -279,8 +279,9 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
 
 def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
     import agents.ppo_agent as ppo_agent
+    from agents.model_file import weight_dtypes
+    from experiments.imitate.learn import build_model
     from experiments.learned_set import ship
-    from experiments.train import TrainError
 
     out = tmp_path / "learned"
     src = out / "p2" / "contract3" / "imitate"
@@ -289,10 +290,14 @@ def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_
     card = {"command": f"carioca imitate --contract 3 --out {src}", "trained_by": "imitation"}
     (src / "model.json").write_text(json.dumps(card))
     monkeypatch.setattr(ppo_agent, "SHIPPED_DIR", tmp_path / "shipped")
+    with pytest.raises(TrainError, match="not a stable-baselines3 model file"):
+        ship(out, "contract3=contract3/2/imitate")
+    assert not (tmp_path / "shipped" / "contract3").exists()
+    build_model(ImitateConfig(contract=3, players=2, net_arch=(8,))).save(src / "model.zip")
     dst = ship(out, "contract3=contract3/2/imitate")
     shipped = json.loads((dst / "model.json").read_text())
     assert shipped["command"] == "carioca imitate --contract 3 --out runs/learned/p2/contract3/imitate"
-    assert (dst / "model.zip").read_bytes() == b"weights"
+    assert shipped["stored_weights"] == "float16" and weight_dtypes(dst / "model.zip") == {"float16"}
     card["command"] += " --data /home/someone/elsewhere/data"
     (src / "model.json").write_text(json.dumps(card))
     with pytest.raises(TrainError, match="/home/someone/elsewhere/data"):

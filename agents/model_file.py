@@ -1,0 +1,69 @@
+"""How a shipped model file is stored: its network weights in float16, compressed.
+
+``MaskablePPO.save`` writes the weights as float32 into an uncompressed zip.  A shipped
+model only plays, so half the precision is enough: float16 keeps about three decimal
+digits, far finer than the gaps between the logits a policy acts on (the measurement is
+in ``README.md``, "The shipped learned set").  Halving is what lets every shipped model
+carry the card head and the whole set stay within the 30 MB budget of the package.
+
+Nothing else changes: ``MaskablePPO.load`` copies each stored tensor into the freshly
+built float32 network (``Module.load_state_dict`` casts on copy), so a compacted file
+loads and plays with the same code as any other.  The optimizer state, which only
+training reads, is kept as it was so that ``--init`` and resuming still accept the file.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+#: The zip member that holds the policy's ``state_dict`` (stable-baselines3's layout).
+POLICY_MEMBER = "policy.pth"
+
+
+def is_model_file(path: str | Path) -> bool:
+    """Whether ``path`` is a zip holding a stable-baselines3 policy (``policy.pth``)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return POLICY_MEMBER in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def compact_model_file(src: str | Path, dst: str | Path) -> int:
+    """Write the model file ``src`` to ``dst`` with float16 policy weights, deflated.
+
+    ``src`` and ``dst`` may be the same path (the file is replaced only once the new one
+    is written).  Returns the size of ``dst`` in bytes.
+
+    Raises:
+        ValueError: ``src`` is not a stable-baselines3 model file (no ``policy.pth``).
+    """
+    import torch
+
+    src, dst = Path(src), Path(dst)
+    with zipfile.ZipFile(src) as zin:
+        members = {info.filename: zin.read(info) for info in zin.infolist()}
+    if POLICY_MEMBER not in members:
+        raise ValueError(f"{src}: not a stable-baselines3 model file (it has no {POLICY_MEMBER})")
+    state = torch.load(io.BytesIO(members[POLICY_MEMBER]), map_location="cpu", weights_only=True)
+    half = {k: (v.to(torch.float16) if v.is_floating_point() else v) for k, v in state.items()}
+    buf = io.BytesIO()
+    torch.save(half, buf)
+    members[POLICY_MEMBER] = buf.getvalue()
+    tmp = dst.with_name(dst.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+        for name, data in members.items():
+            zout.writestr(name, data)
+    tmp.replace(dst)
+    return dst.stat().st_size
+
+
+def weight_dtypes(path: str | Path) -> set[str]:
+    """The dtypes of the floating-point policy weights stored in the model file ``path``."""
+    import torch
+
+    with zipfile.ZipFile(path) as z:
+        state = torch.load(io.BytesIO(z.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+    return {str(v.dtype).removeprefix("torch.") for v in state.values() if v.is_floating_point()}
