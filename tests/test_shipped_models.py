@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.model_file import weight_dtypes
 from agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
 from agents.registry import make_agent
 from random_play import assert_plays_legally
@@ -28,6 +29,14 @@ def test_shipped_models_are_small() -> None:
     sizes = {n: (SHIPPED_DIR / n / "model.zip").stat().st_size for n in NAMES}
     assert all(s <= 4 * 2**20 for s in sizes.values()), sizes
     assert sum(sizes.values()) <= 30 * 2**20, sizes
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shipped_weights_are_stored_in_float16_as_the_card_says(name: str) -> None:
+    # the 30 MB budget holds only with halved weights (agents/model_file.py)
+    card = json.loads((SHIPPED_DIR / name / "model.json").read_text())
+    assert card["stored_weights"] == "float16"
+    assert weight_dtypes(SHIPPED_DIR / name / "model.zip") == {"float16"}
 
 
 def _strings(x):
