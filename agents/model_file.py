@@ -22,6 +22,13 @@ from pathlib import Path
 POLICY_MEMBER = "policy.pth"
 
 
+def _policy_state(data: bytes) -> dict:
+    """The policy ``state_dict`` stored as the bytes ``data`` (tensors only, on the CPU)."""
+    import torch
+
+    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+
+
 def is_model_file(path: str | Path) -> bool:
     """Whether ``path`` is a zip holding a stable-baselines3 policy (``policy.pth``)."""
     try:
@@ -47,7 +54,7 @@ def compact_model_file(src: str | Path, dst: str | Path) -> int:
         members = {info.filename: zin.read(info) for info in zin.infolist()}
     if POLICY_MEMBER not in members:
         raise ValueError(f"{src}: not a stable-baselines3 model file (it has no {POLICY_MEMBER})")
-    state = torch.load(io.BytesIO(members[POLICY_MEMBER]), map_location="cpu", weights_only=True)
+    state = _policy_state(members[POLICY_MEMBER])
     half = {k: (v.to(torch.float16) if v.is_floating_point() else v) for k, v in state.items()}
     buf = io.BytesIO()
     torch.save(half, buf)
@@ -62,8 +69,6 @@ def compact_model_file(src: str | Path, dst: str | Path) -> int:
 
 def weight_dtypes(path: str | Path) -> set[str]:
     """The dtypes of the floating-point policy weights stored in the model file ``path``."""
-    import torch
-
     with zipfile.ZipFile(path) as z:
-        state = torch.load(io.BytesIO(z.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+        state = _policy_state(z.read(POLICY_MEMBER))
     return {str(v.dtype).removeprefix("torch.") for v in state.values() if v.is_floating_point()}

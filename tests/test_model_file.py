@@ -3,6 +3,7 @@ playing what the float32 network plays."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ def test_a_compacted_policy_acts_as_the_original_within_float16_rounding(tmp_pat
     compact_model_file(src, tmp_path / "half.zip")
     full, half = MaskablePPO.load(src, device="cpu"), MaskablePPO.load(tmp_path / "half.zip", device="cpu")
     for a, b in zip(full.policy.state_dict().values(), half.policy.state_dict().values()):
-        # each weight moved by at most float16's half-ulp (relative 2**-11), and some moved
+        # each weight moved by at most float16's half-ulp (relative 2**-11)
         assert torch.all((a - b).abs() <= a.abs() * 2.0**-11 + 1e-7)
     rng = np.random.default_rng(0)
     obs = torch.as_tensor(rng.random((256, obs_layout(2, "discards").size), dtype=np.float32))
@@ -61,8 +62,6 @@ def test_compacting_in_place_and_refusing_a_file_that_is_no_model(tmp_path: Path
     assert compact_model_file(src, src) < before and weight_dtypes(src) == {"float16"}
     assert is_model_file(src)
     other = tmp_path / "notes.zip"
-    import zipfile
-
     with zipfile.ZipFile(other, "w") as z:
         z.writestr("data", "{}")
     assert not is_model_file(other) and not is_model_file(tmp_path / "missing.zip")
