@@ -20,6 +20,8 @@ from pathlib import Path
 
 #: The zip member that holds the policy's ``state_dict`` (stable-baselines3's layout).
 POLICY_MEMBER = "policy.pth"
+#: The dtype a compacted file stores its floating-point weights in (a shipped card says it).
+STORED_DTYPE = "float16"
 
 
 def _policy_state(data: bytes) -> dict:
@@ -55,7 +57,8 @@ def compact_model_file(src: str | Path, dst: str | Path) -> int:
     if POLICY_MEMBER not in members:
         raise ValueError(f"{src}: not a stable-baselines3 model file (it has no {POLICY_MEMBER})")
     state = _policy_state(members[POLICY_MEMBER])
-    half = {k: (v.to(torch.float16) if v.is_floating_point() else v) for k, v in state.items()}
+    dtype = getattr(torch, STORED_DTYPE)
+    half = {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in state.items()}
     buf = io.BytesIO()
     torch.save(half, buf)
     members[POLICY_MEMBER] = buf.getvalue()

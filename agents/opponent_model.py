@@ -30,9 +30,7 @@ from __future__ import annotations
 import random
 
 from carioca_env import Game, PlayerView
-from carioca_env.cards import cards_of
-from carioca_env.determinize import game_from_view, hidden_slots, unseen_pool
-from carioca_env.position import InvalidPositionError
+from carioca_env.determinize import game_from_view, unseen_places
 
 from agents.features import analyze
 
@@ -61,12 +59,7 @@ def informed_hidden(
         InvalidPositionError: the view is inconsistent (hidden places that do not match
             the unseen cards).
     """
-    pool = cards_of(unseen_pool(view))
-    slots = hidden_slots(view)
-    if sum(slots) + view.stock_size != len(pool):
-        raise InvalidPositionError(
-            "hands", f"{len(pool)} unseen cards but {sum(slots)} hidden hand places and {view.stock_size} in the stock"
-        )
+    pool, slots = unseen_places(view)
     rng.shuffle(pool)
     draws = stock_draws(view)
     hidden: list[tuple[int, ...]] = []

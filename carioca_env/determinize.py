@@ -86,6 +86,23 @@ def hidden_slots(view: PlayerView) -> list[int]:
     ]
 
 
+def unseen_places(view: PlayerView) -> tuple[list[int], list[int]]:
+    """The cards ``view``'s seat has not seen (a list, by card type) and, per seat, its
+    hidden places (:func:`hidden_slots`): what every sampler deals out.
+
+    Raises:
+        InvalidPositionError: the view is inconsistent (more cards than the deck holds, or
+            hidden places and stock that do not match the unseen cards).
+    """
+    pool = cards_of(unseen_pool(view))
+    slots = hidden_slots(view)
+    if sum(slots) + view.stock_size != len(pool):
+        raise InvalidPositionError(
+            "hands", f"{len(pool)} unseen cards but {sum(slots)} hidden hand places and {view.stock_size} in the stock"
+        )
+    return pool, slots
+
+
 def determinize_view(
     view: PlayerView, rng: RandomSource, deals: Sequence[int] | None = None
 ) -> Game:
@@ -99,12 +116,7 @@ def determinize_view(
         InvalidPositionError: the view is inconsistent (more cards than the deck holds, or
             hidden places that do not match the unseen cards).
     """
-    pool = cards_of(unseen_pool(view))
-    slots = hidden_slots(view)
-    if sum(slots) + view.stock_size != len(pool):
-        raise InvalidPositionError(
-            "hands", f"{len(pool)} unseen cards but {sum(slots)} hidden hand places and {view.stock_size} in the stock"
-        )
+    pool, slots = unseen_places(view)
     shuffled = _permute(pool, rng)
     hidden: list[tuple[int, ...]] = []
     pos = 0

@@ -396,10 +396,10 @@ def ship(out: Path, spec: str) -> Path:
     become relative, and the weights are stored in float16 (:mod:`agents.model_file`).
 
     Raises:
-        TrainError: a malformed spec, a bad name, an unfinished model, or a card holding an
-            absolute path outside ``out`` (nothing is copied then).
+        TrainError: a malformed spec, a bad name, an unfinished model, a file that is no
+            model, or a card holding an absolute path outside ``out`` (nothing is copied then).
     """
-    from agents.model_file import compact_model_file, is_model_file
+    from agents.model_file import STORED_DTYPE, compact_model_file, is_model_file
     from agents.ppo_agent import SHIPPED_DIR, SHIPPED_NAME
 
     name, sep, where = spec.partition("=")
@@ -412,7 +412,7 @@ def ship(out: Path, spec: str) -> Path:
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
     card = json.loads((src / "model.json").read_text())
-    card["stored_weights"] = "float16"  # agents.model_file: how the shipped file keeps the weights
+    card["stored_weights"] = STORED_DTYPE  # how compact_model_file keeps the shipped weights
     text = portable_text(json.dumps(card, indent=1), out, f"--ship {spec!r}: the card of {src}")
     if not is_model_file(src / "model.zip"):
         raise TrainError(f"--ship {spec!r}: {src / 'model.zip'} is not a stable-baselines3 model file")
