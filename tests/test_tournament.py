@@ -15,6 +15,7 @@ import pytest
 
 from experiments import cli
 from experiments.tournament import (
+    FORMAT_VERSION,
     RESULTS_FILE,
     TournamentConfig,
     TournamentError,
@@ -69,6 +70,29 @@ def test_every_agent_plays_every_seat_equally_often(agents: int, players: int) -
     for a in range(agents):
         per_seat = [sum(1 for lu in sets if lu[s] == a) for s in range(players)]
         assert min(per_seat) >= 1 and len(set(per_seat)) == 1, (a, per_seat)
+
+
+def test_a_pairing_plays_the_same_deals_whatever_the_other_agents(tmp_path: Path) -> None:
+    # random agents play nothing but their seeds: with a seed by lineup number the a-b
+    # deals of the three-agent tournament (lineups 2 and 3 there, 0 and 1 here) differed
+    two = TournamentConfig(agents=("a=random", "b=random"), contracts=(1, 3), decks=3, seed=5, max_turns=150)
+    three = TournamentConfig(agents=("a=random", "x=greedy", "b=random"), contracts=(1, 3), decks=3, seed=5,
+                             max_turns=150)
+    _play(two, tmp_path / "two")
+    _play(three, tmp_path / "three")
+
+    def deals(out: Path) -> dict[tuple, dict]:
+        keep = {}
+        for line in _result_lines(out):
+            r = json.loads(line)
+            if set(r["seats"]) == {"a", "b"}:
+                keep[(r["contract"], r["deck"], tuple(r["seats"]))] = {
+                    k: r[k] for k in ("penalty", "turns", "closer", "open_turn", "hands", "dealer")}
+        return keep
+
+    ab = deals(tmp_path / "two")
+    assert len(ab) == 2 * 3 * 2 and deals(tmp_path / "three") == ab
+    assert len({json.dumps(v["penalty"]) + str(v["turns"]) for v in ab.values()}) > 1  # real games
 
 
 def test_derived_seeds_are_deterministic_and_distinct() -> None:
@@ -140,7 +164,7 @@ def test_result_lines_are_consistent(tmp_path: Path) -> None:
     summary = _play(TINY, tmp_path)
     lines = (tmp_path / RESULTS_FILE).read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["format"] == "carioca-tournament-results" and header["version"] == 1
+    assert header["format"] == "carioca-tournament-results" and header["version"] == FORMAT_VERSION == 2
     assert header["config"] == TINY.to_dict() and header["tasks"] == 8
     recs = [json.loads(line) for line in lines[1:]]
     assert [r["index"] for r in recs] == list(range(8))
@@ -279,6 +303,17 @@ def test_corrupt_and_foreign_files_are_refused(tmp_path: Path) -> None:
     (version / RESULTS_FILE).write_text(json.dumps(header) + "\n")
     with pytest.raises(TournamentError, match="version 99"):
         _play(TINY, version)
+
+    # a version-1 file (agents seeded by lineup number) is summarized but never continued
+    old = tmp_path / "version1"
+    old.mkdir()
+    header["version"] = 1
+    (old / RESULTS_FILE).write_text(json.dumps(header) + "\n" + lines[1])
+    assert len(read_results(old / RESULTS_FILE).records) == 1
+    before = (old / RESULTS_FILE).read_bytes()
+    with pytest.raises(TournamentError, match=r"version 1, whose agents were seeded by lineup(.|\n)*--report"):
+        _play(TINY, old)
+    assert (old / RESULTS_FILE).read_bytes() == before
 
     wrong_task = tmp_path / "wrong-task"
     wrong_task.mkdir()

@@ -28,8 +28,10 @@ Unit of play
     ``random.Random(derive_seed(seed, "deck", k, d))``, which also draws the dealer; the
     game's own generator (stock recycling, R13 redeals) is seeded by
     ``derive_seed(seed, "game", k, d)``; each seated agent is built and ``reset`` with
-    ``derive_seed(seed, "agent", k, d, lineup, seat)``.  A task is therefore fully
-    determined by the config and its id, and results do not depend on ``--workers``.
+    ``derive_seed(seed, "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by
+    lineup, so two agents that meet on a deck play the same deal in every tournament of
+    that seed, whatever other agents it holds.  A task is therefore fully determined by
+    the config and its id, and results do not depend on ``--workers``.
 
     Agents act through ``agent.act(game.view(seat), game.legal_moves())``.  A deal ends
     when the engine scores it (the closer scores 0, R14).  A deal cancelled for an empty
@@ -63,7 +65,7 @@ Tasks
     are written in task order whatever the backend and the number of workers.
 
 Results file ``results.jsonl`` (in ``--out``)
-    Line 1, the header: ``{"format": "carioca-tournament-results", "version": 1,
+    Line 1, the header: ``{"format": "carioca-tournament-results", "version": 2,
     "config": {agents, players, contracts, decks, seed, format, max_turns}, "lineups":
     [[agent labels per seat], ...], "tasks": N, "created": ISO time}``.  Then one line per
     played deal, appended and flushed as soon as it is known (no timing in it)::
@@ -84,7 +86,8 @@ Resuming and safety
     in the file yet, so an interrupted tournament loses nothing (``--report DIR``
     summarizes what is there without playing).  A results file is refused, with a message
     that says what is wrong and what to do, when its first line is not this format's
-    header, its version differs, its config differs from the command's (the message lists
+    header, its version is not one this program reads (a version-1 file, whose agents
+    were seeded by lineup number, is summarized but not resumed), its config differs from the command's (the message lists
     the differences), a complete line is not valid JSON or not a result of this
     tournament, or two lines disagree about one task.  A last line without its newline is
     what a killed process leaves: it is dropped (the file is cut back to the last complete
@@ -110,6 +113,7 @@ from experiments.tournament.config import (
     FORMATS,
     PRESETS,
     TournamentConfig,
+    agent_seed,
     derive_seed,
     lineups,
     parse_agent,
@@ -144,6 +148,6 @@ __all__ = [
     "ALL_CONTRACTS", "BUILTIN_AGENTS", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "PRESETS", "RESULTS_FILE",
     "AgentStats", "Executor", "PairStats", "ProcessExecutor", "RatingStats", "ResultsFile", "SerialExecutor",
     "INTERRUPTED", "Summary", "Task", "TaskFailed", "TournamentConfig", "TournamentError", "add_arguments", "check_agents",
-    "config_from_args", "deal_deck", "derive_seed", "lineups", "make_executor", "make_tasks", "parse_agent",
+    "agent_seed", "config_from_args", "deal_deck", "derive_seed", "lineups", "make_executor", "make_tasks", "parse_agent",
     "play_chunk", "play_task", "plot_summary", "read_results", "run", "run_tournament", "setup_deal", "summarize",
 ]

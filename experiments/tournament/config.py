@@ -137,6 +137,16 @@ def derive_seed(seed: int, *parts: Any) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
+def agent_seed(seed: int, contract: int, deck: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` of deck ``deck`` of ``contract``.
+
+    It depends on the seat, not on the lineup: the agent that holds a seat's cards gets
+    the same seed in every lineup and every tournament of that seed, so two agents that
+    meet on a deck play the same deal whichever other agents the tournament holds.
+    """
+    return derive_seed(seed, "agent", contract, deck, seat)
+
+
 def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
     """The duplicate lineups: tuples of agent indices, one per seat (see the module docstring)."""
     if num_agents >= players:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.tournament.config import TournamentConfig, derive_seed
+from experiments.tournament.config import TournamentConfig, agent_seed, derive_seed
 from experiments.tournament.errors import TaskFailed
 from experiments.tournament.tasks import Task
 
@@ -42,7 +42,10 @@ def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], li
     cards, dealer, game_seed = deal_deck(config, task.contract, task.deck)
     game = Game.from_deck(cards, dealer, GameConfig(num_players=config.players, deals=(task.contract,)), game_seed)
     specs = config.specs
-    seeds = [derive_seed(config.seed, "agent", task.contract, task.deck, task.lineup, s) for s in range(config.players)]
+    # by seat, not by lineup: whoever sits in seat s of deck d gets the same seed, so a
+    # pairing plays the same deal in every tournament that holds it, whatever the other
+    # agents (a seed by lineup number changed with the lineup list, results format v1)
+    seeds = [agent_seed(config.seed, task.contract, task.deck, s) for s in range(config.players)]
     agents = [make_agent(specs[a], seeds[s]) for s, a in enumerate(task.seating)]
     return game, agents, seeds
 

@@ -23,7 +23,11 @@ from experiments.tournament.errors import TournamentError
 from experiments.tournament.tasks import Task, make_tasks
 
 FORMAT_NAME = "carioca-tournament-results"
-FORMAT_VERSION = 1
+#: Version 2 seeds each agent by its seat (:func:`.config.agent_seed`); version 1 seeded
+#: it by lineup number too, so its deals cannot be continued by this program.
+FORMAT_VERSION = 2
+#: Versions whose files can still be read and summarized (``--report``), not resumed.
+READABLE_VERSIONS = (1, 2)
 RESULTS_FILE = "results.jsonl"
 RECORDS_DIR = "records"
 
@@ -101,8 +105,9 @@ def read_results(path: str | Path) -> ResultsFile:
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         fmt = header.get("format") if isinstance(header, dict) else type(header).__name__
         raise _refuse(path, f"line 1 is not a {FORMAT_NAME!r} header (format {fmt!r}), so this is not a tournament results file")
-    if header.get("version") != FORMAT_VERSION:
-        raise _refuse(path, f"it has format version {header.get('version')!r}, this program reads version {FORMAT_VERSION}")
+    if header.get("version") not in READABLE_VERSIONS:
+        raise _refuse(path, f"it has format version {header.get('version')!r}, this program reads versions "
+                            f"{', '.join(map(str, READABLE_VERSIONS))}")
     try:
         config = TournamentConfig.from_dict(header["config"])
     except (KeyError, TypeError, ValueError, TournamentError) as exc:
@@ -232,6 +237,13 @@ def open_results(
             fh.write((json.dumps(_header(config, tasks)) + "\n").encode("utf-8"))
             fh.flush()
         existing = read_results(path)
+        if existing.header.get("version") != FORMAT_VERSION:
+            raise TournamentError(
+                f"{path} holds a tournament of results format version {existing.header.get('version')}, whose "
+                f"agents were seeded by lineup number; this program seeds them by seat (version {FORMAT_VERSION}), "
+                "so it cannot continue those deals. Summarize it with --report; to play it again, choose "
+                "another --out folder or pass --overwrite to delete the old results."
+            )
         diffs = _config_differences(existing.config, config)
         if diffs:
             raise TournamentError(
