@@ -36,6 +36,7 @@ import numpy as np
 
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
+from carioca_env.errors import CariocaError
 from carioca_env.melds import Meld
 from carioca_env.observation import FEATURE_SETS, check_features, encode_observation, obs_layout
 
@@ -44,8 +45,9 @@ CARD_VERSION = 1
 MODEL_FILE = "model.zip"
 
 
-class ModelLoadError(Exception):
-    """A model file or its card is missing, unreadable or corrupt."""
+class ModelLoadError(CariocaError):
+    """A model file or its card is missing, unreadable or corrupt (a :class:`CariocaError`,
+    so callers can catch every refusal of the project with one class)."""
 
 
 class ModelMismatchError(ModelLoadError):

@@ -9,346 +9,54 @@ and deals the next one; a deal cancelled for an empty stock (R13) is dealt again
 Dealing (R2, R3): the deck is dealt one card at a time starting with the seat after the
 dealer, ``hand_size`` rounds; the next card is turned up as the first discard; the rest,
 in deck order, is the stock (the next card of the deck is the stock's top).
+
+The values the game is made of live in their own modules, and this one re-exports them:
+:mod:`carioca_env.view` (:class:`PlayerView`, :class:`Phase`, :class:`DealResult`,
+:class:`PublicEvent`), :mod:`carioca_env.game_config` (:class:`GameConfig`),
+:mod:`carioca_env.decks` (:func:`validate_deck`, :func:`stack_deck`) and
+:mod:`carioca_env.records` (the record methods, which ``Game`` inherits).
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from enum import Enum
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from carioca_env.cards import (
-    DECK_SIZE,
     JOKER,
     NUM_CARD_TYPES,
     card_str,
     cards_of,
     counts_of,
-    deck_counts,
     full_deck,
     hand_penalty,
-    parse_card,
 )
+from carioca_env.decks import stack_deck, validate_deck
 from carioca_env.errors import (
-    ArgumentTypeError,
-    CariocaError,
     IllegalMoveError,
     InvalidConfigError,
     MalformedMoveError,
-    MisdealError,
-    RecordError,
     as_int,
     described,
-    excerpt,
 )
+from carioca_env.game_config import GameConfig, check_game_config
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
-from carioca_env.records import check_record_lists, read_record, write_atomic
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
+from carioca_env.records import RECORD_FORMAT, RECORD_VERSION, GameRecords
+from carioca_env.view import DealResult, FrozenPrefix, Phase, PlayerView, PublicEvent
+
+# the game's own names and those of the modules it is made of, which it re-exports (the
+# engine's names were all defined here before those modules were split off)
+__all__ = [
+    "RECORD_FORMAT", "RECORD_VERSION", "DealResult", "FrozenPrefix", "Game", "GameConfig", "Phase",
+    "PlayerView", "PublicEvent", "stack_deck", "validate_deck",
+]
 
 #: the 53 discard moves, built once (the move generator lists them on every play turn)
 _DISCARDS = tuple(Move.discard(c) for c in range(NUM_CARD_TYPES))
-
-RECORD_FORMAT = "carioca-game-record"
-RECORD_VERSION = 1
-
-
-class Phase(Enum):
-    """The phase of the turn of the player to act.
-
-    DRAW: take the top stock card or the top discard (R7).
-    PLAY: after drawing: open, lay off or swap (as the player may), or discard.
-    DISCARD: after opening this turn only the discard remains (R8).
-    GAME_OVER: the last deal has been scored; nobody acts.
-    """
-
-    DRAW = "draw"
-    PLAY = "play"
-    DISCARD = "discard"
-    GAME_OVER = "game_over"
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    """Rule options of a game (all defaults are the guide's full game).
-
-    Attributes:
-        num_players: 2, 3 or 4 individual players (guide §01).
-        deals: the contracts to play, in order; default the seven deals 1..7 (guide §03).
-            ``(3,)`` plays contract 3 alone, so agents can be compared per contract.
-    """
-
-    num_players: int = 2
-    deals: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
-
-    def __post_init__(self) -> None:
-        n = self.num_players
-        if isinstance(n, bool) or not _is_integer(n) or not 2 <= n <= 4:
-            raise InvalidConfigError(
-                f"num_players must be 2, 3 or 4 (Carioca is for 2-4 players), got {described(n)}"
-            )
-        deals = self.deals
-        if isinstance(deals, (str, bytes, dict)) or not isinstance(deals, Sequence) and not hasattr(deals, "tolist"):
-            raise InvalidConfigError(
-                f"deals must be a non-empty sequence of contract numbers 1..7, got {described(deals)}"
-            )
-        deals = tuple(deals)
-        # ints only: 1.0 or True == 1 would otherwise pass as contract 1 silently
-        if not deals or any(isinstance(d, bool) or not _is_integer(d) or d not in CONTRACTS for d in deals):
-            raise InvalidConfigError(
-                f"deals must be a non-empty sequence of contract numbers 1..7 (ints), got {excerpt(self.deals)}"
-            )
-        object.__setattr__(self, "num_players", int(n))
-        object.__setattr__(self, "deals", tuple(int(d) for d in deals))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (used in records)."""
-        d = asdict(self)
-        d["deals"] = list(self.deals)
-        return d
-
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> GameConfig:
-        """Inverse of :meth:`to_dict`.
-
-        Raises:
-            InvalidConfigError: not a dict of exactly ``num_players`` and ``deals``, or
-                values that make no game.
-        """
-        if not isinstance(d, dict) or set(d) != {"num_players", "deals"}:
-            raise InvalidConfigError(
-                f"a game config is a dict with keys 'num_players' and 'deals', got {excerpt(d)}"
-            )
-        return GameConfig(num_players=d["num_players"], deals=d["deals"])
-
-
-def _is_integer(value: Any) -> bool:
-    """A Python or numpy integer (``operator.index`` takes it), bools included."""
-    try:
-        value.__index__()
-    except (AttributeError, TypeError):
-        return False
-    return True
-
-
-@dataclass(frozen=True)
-class DealResult:
-    """How one deal ended.
-
-    Attributes:
-        deal: the contract number.
-        dealer: the dealer's seat.
-        closer: the seat whose discard emptied its hand, or -1 for a cancelled deal.
-        scores: penalty of each seat in this deal (zeros when cancelled, R13).
-        cancelled: the deal was cancelled for an empty stock and dealt again (R13).
-        turns: turns played in the deal.
-    """
-
-    deal: int
-    dealer: int
-    closer: int
-    scores: tuple[int, ...]
-    cancelled: bool
-    turns: int
-
-
-@dataclass(frozen=True)
-class PublicEvent:
-    """Something every seat saw happen: ``kind`` is a move kind's name or ``"recycle"``.
-
-    ``card`` is the card shown (discarded, taken from the discard pile, laid off,
-    swapped in) or -1 when nothing was shown (a stock draw); ``detail`` is the move, or
-    the number of cards recycled into the stock.
-    """
-
-    seat: int
-    kind: str
-    card: int
-    detail: Move | int
-
-    @property
-    def text(self) -> str:
-        """The event in notation (``discard 8S``, ``recycle 40``)."""
-        return str(self.detail) if isinstance(self.detail, Move) else f"recycle {self.detail}"
-
-
-class FrozenPrefix(Sequence[PublicEvent]):
-    """The first ``n`` items of a list that only grows: an immutable snapshot in O(1).
-
-    A deal's history only ever gets appended to (a new deal starts a new list), so a
-    view can share it instead of copying it on every call.
-    """
-
-    __slots__ = ("_items", "_n")
-
-    def __init__(self, items: list[PublicEvent]) -> None:
-        self._items = items
-        self._n = len(items)
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return tuple(self._items[: self._n][i])
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError("history index out of range")
-        return self._items[i]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and len(other) == self._n and all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"FrozenPrefix({list(self)!r})"
-
-
-@dataclass(frozen=True)
-class PlayerView:
-    """Exactly what one seat may know (its own hand, the table and the public history).
-
-    Attributes:
-        seat: the viewing seat.
-        num_players: players at the table.
-        hand_counts: the seat's own cards as 53 counts (``hand`` lists them).
-        hand_sizes: how many cards each seat holds.
-        table: the melds on the table, per owner seat, as immutable :class:`Meld` values.
-        opened: which seats have laid their contract.
-        discard_pile: the discard pile from bottom to top.
-        stock_size: cards left in the stock.
-        picked_from_discard: per seat, the cards it took from the discard pile this deal.
-        known_cards: per seat, cards it surely holds because it took them from the
-            discard pile and has not since shown a card of that type (counts).
-        discarded: per seat, counts of the cards it discarded this deal.
-        history: the public events of this deal, in order.
-        current_player: the seat to act.
-        phase: the phase of the turn.
-        dealer: this deal's dealer.
-        deal: the contract number being played.
-        contract: what it requires.
-        deal_index: position of this deal in the game's list of deals.
-        turn: turns completed in this deal.
-        deal_results: results of the deals played so far.
-        totals: accumulated penalty per seat.
-        game_over: whether the game is over.
-    """
-
-    seat: int
-    num_players: int
-    hand_counts: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    table: tuple[tuple[Meld, ...], ...]
-    opened: tuple[bool, ...]
-    discard_pile: tuple[int, ...]
-    stock_size: int
-    picked_from_discard: tuple[tuple[int, ...], ...]
-    known_cards: tuple[tuple[int, ...], ...]
-    discarded: tuple[tuple[int, ...], ...]
-    history: Sequence[PublicEvent]
-    current_player: int
-    phase: Phase
-    dealer: int
-    deal: int
-    contract: Contract
-    deal_index: int
-    turn: int
-    deal_results: tuple[DealResult, ...]
-    totals: tuple[int, ...]
-    game_over: bool
-
-    @property
-    def hand(self) -> tuple[int, ...]:
-        """The seat's own cards, sorted (card types, repeats for copies)."""
-        return tuple(cards_of(self.hand_counts))
-
-    @property
-    def top_discard(self) -> int:
-        """The top discard, or -1 if the pile is empty."""
-        return self.discard_pile[-1] if self.discard_pile else -1
-
-
-def validate_deck(deck: Sequence[int]) -> None:
-    """Raise :class:`MisdealError` unless ``deck`` is a permutation of the 108 cards (R1, R16).
-
-    Raises:
-        ArgumentTypeError: ``deck`` is not a list or tuple.
-        MisdealError: a wrong size, a value that is no card type, or wrong copies.
-    """
-    if not isinstance(deck, (list, tuple)):
-        raise ArgumentTypeError(
-            f"deck must be a list of {DECK_SIZE} card types 0..52, got {described(deck)}"
-        )
-    if len(deck) != DECK_SIZE:
-        raise MisdealError(
-            f"a deck must hold {DECK_SIZE} cards (two 52-card packs and 4 jokers), got {len(deck)}"
-        )
-    for i, c in enumerate(deck):
-        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES:
-            raise MisdealError(f"a deck holds card types 0..52 (ints) only; position {i} holds {described(c)}")
-    have, want = counts_of(deck), deck_counts()
-    wrong = [f"{card_str(c)} x{have[c]} (want {want[c]})" for c in range(NUM_CARD_TYPES) if have[c] != want[c]]
-    if wrong:
-        raise MisdealError(
-            "the deck is not a permutation of the 108 cards: " + ", ".join(wrong[:6])
-            + (" ..." if len(wrong) > 6 else "")
-        )
-
-
-def stack_deck(
-    hands: Sequence[Sequence[int]],
-    upcard: int,
-    stock_top: Sequence[int] = (),
-    dealer: int = -1,
-) -> list[int]:
-    """Build a deck that deals the given hands, upcard and stock top (for tests and puzzles).
-
-    ``hands[s]`` is seat ``s``'s hand (every hand of the deal's size); ``stock_top`` are the
-    first stock cards in draw order; the remaining cards follow in a fixed order.
-    ``dealer`` is the seat that deals (needed to map seats to dealing order; default the
-    last seat, so seat 0 is dealt first).
-
-    Raises:
-        MisdealError: the cards asked for are not all in the 108-card deck.
-    """
-    n = len(hands)
-    if dealer < 0:
-        dealer = n - 1
-    sizes = {len(h) for h in hands}
-    if len(sizes) != 1:
-        raise MisdealError(f"every hand must have the same size, got sizes {sorted(sizes)}")
-    size = sizes.pop()
-    remaining = deck_counts()
-    for c in [c for h in hands for c in h] + [upcard] + list(stock_top):
-        if remaining[c] == 0:
-            raise MisdealError(f"too many copies of {card_str(c)} asked for the deck")
-        remaining[c] -= 1
-    deck: list[int] = []
-    order = [(dealer + 1 + i) % n for i in range(n)]
-    for r in range(size):
-        for seat in order:
-            deck.append(hands[seat][r])
-    deck.append(upcard)
-    deck.extend(stock_top)
-    deck.extend(cards_of(remaining))
-    return deck
-
-
-def _config(config: Any) -> GameConfig:
-    """``config`` if it is a :class:`GameConfig`, the default for ``None``; else a typed error."""
-    if config is None:
-        return GameConfig()
-    if not isinstance(config, GameConfig):
-        hint = " (build one with GameConfig(**d) or GameConfig.from_dict(d))" if isinstance(config, dict) else ""
-        raise ArgumentTypeError(f"config must be a GameConfig or None, got {described(config)}{hint}")
-    return config
 
 
 @dataclass(frozen=True)
@@ -361,7 +69,7 @@ class _DealStart:
     position: Any = None
 
 
-class Game:
+class Game(GameRecords):
     """A game of Carioca: state, legal moves and their application.
 
     Create one with ``Game(config, seed)`` (dealer by lot and every shuffle from the
@@ -369,7 +77,7 @@ class Game:
     """
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
-        self._setup(_config(config), seed, _DealStart())
+        self._setup(check_game_config(config), seed, _DealStart())
 
     def __repr__(self) -> str:
         """``<Game deal 1 of 7 (contract 1: 2 trios), turn 0, player 1 to play: draw>``: where it stands."""
@@ -400,7 +108,7 @@ class Game:
             MisdealError: the deck is not a permutation of the 108 cards.
             InvalidConfigError: the dealer is not a seat.
         """
-        cfg = _config(config)
+        cfg = check_game_config(config)
         validate_deck(deck)
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < cfg.num_players:
             raise InvalidConfigError(f"dealer must be a seat 0..{cfg.num_players - 1}, got {described(dealer)}")
@@ -954,130 +662,3 @@ class Game:
         MoveKind.DISCARD: _do_discard,
     }
 
-    # ------------------------------------------------------------------ records
-
-    def to_record(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
-        """The game as a JSON-ready record (format ``carioca-game-record``, version 1).
-
-        It holds the options, the seed (and a stacked first deal's deck and dealer), the
-        moves in notation, each deal's result and the totals; ``agents`` (one name or spec
-        per seat) is kept as information.
-        """
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "version": RECORD_VERSION,
-            "config": self.config.to_dict(),
-            "seed": self.seed,
-        }
-        if self._start.position is not None:
-            raise RecordError(
-                "a game set up from an explicit position has no replayable record "
-                "(a record replays from a deck); save the Position instead"
-            )
-        if self._start.deck is not None:
-            rec["deck"] = [card_str(c) for c in self._start.deck]
-            rec["dealer"] = self._start.dealer
-        if agents is not None:
-            rec["agents"] = list(agents)
-        rec["moves"] = [str(m) for m in self.moves]
-        rec["deal_scores"] = [list(r.scores) for r in self.deal_results if not r.cancelled]
-        rec["totals"] = list(self.totals)
-        return rec
-
-    @classmethod
-    def start_of_record(cls, record: dict[str, Any]) -> tuple[Game, list[str]]:
-        """The game a record starts from (no move played yet) and its moves' notations.
-
-        Every header field is checked for its type and value before the game is built
-        (see the README's record format), so a corrupt or foreign record gives one
-        :class:`RecordError` that names the field, never another exception.
-
-        Raises:
-            RecordError: not a Carioca record, another version, or a corrupt header.
-        """
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a Carioca game record (expected a JSON object with format {RECORD_FORMAT!r})")
-        version = record.get("version")
-        if type(version) is not int or version != RECORD_VERSION:
-            raise RecordError(
-                f"record version {excerpt(version)} is not supported (this engine reads {RECORD_VERSION})"
-            )
-        for key in ("config", "seed", "moves"):
-            if key not in record:
-                raise RecordError(f"corrupt record header: it has no {key!r}")
-        moves = record["moves"]
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise RecordError(f"corrupt record header: 'moves' must be a list of move notations, got {excerpt(moves)}")
-        check_record_lists(record)
-        try:
-            config = GameConfig.from_dict(record["config"])
-            seed = record["seed"]
-            if "deck" in record or "dealer" in record:
-                deck = record.get("deck")
-                if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                    raise RecordError(
-                        f"'deck' must be a list of {DECK_SIZE} card notations like '8S', got {excerpt(deck)}"
-                    )
-                game = cls.from_deck([parse_card(c) for c in deck], record.get("dealer"), config, seed)
-            else:
-                game = cls(config, seed)
-        except CariocaError as exc:
-            raise RecordError(f"corrupt record header: {exc}") from exc
-        agents = record.get("agents")
-        if "agents" in record and (
-            not isinstance(agents, list) or len(agents) != game.num_players or not all(isinstance(a, str) for a in agents)
-        ):
-            raise RecordError(
-                f"corrupt record header: 'agents' must be a list of {game.num_players} names, got {excerpt(agents)}"
-            )
-        return game, moves
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record into a game, checking every move, the deal scores and the totals.
-
-        Raises:
-            RecordError: the record is not a Carioca record, has another version, or does
-                not replay (the message names the move and the reason).
-        """
-        game, moves = cls.start_of_record(record)
-        for i, text in enumerate(moves):
-            try:
-                game.push(text)
-            except CariocaError as exc:
-                raise RecordError(f"move {i + 1} {excerpt(text)} does not replay: {exc}") from exc
-        game.check_record_results(record)
-        return game
-
-    def check_record_results(self, record: dict[str, Any]) -> None:
-        """Raise :class:`RecordError` if the record's stored scores differ from this game's."""
-        check_record_lists(record)
-        scores = [list(r.scores) for r in self.deal_results if not r.cancelled]
-        if "deal_scores" in record and record["deal_scores"] != scores:
-            raise RecordError(
-                f"the record's deal scores {excerpt(record['deal_scores'])} differ from the replayed {excerpt(scores)}"
-            )
-        if "totals" in record and record["totals"] != self.totals:
-            raise RecordError(
-                f"the record's totals {excerpt(record['totals'])} differ from the replayed totals {self.totals}"
-            )
-
-    def save(self, path: str | Path, agents: Sequence[str] | None = None) -> None:
-        """Write the record (see :meth:`to_record`) as JSON, atomically.
-
-        The record goes to a temporary file beside ``path`` that then replaces it
-        (``os.replace``), so an interrupted save leaves the previous file whole.
-
-        Raises:
-            OSError: the folder cannot be written.
-        """
-        write_atomic(Path(path), json.dumps(self.to_record(agents)) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> Game:
-        """Read and replay a JSON record written by :meth:`save`.
-
-        Raises:
-            RecordError: the file is not valid JSON or does not replay.
-        """
-        return cls.from_record(read_record(path))

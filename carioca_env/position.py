@@ -192,7 +192,7 @@ def validate_position(pos: Position) -> GameConfig:
     if isinstance(pos.deal_index, bool) or not isinstance(pos.deal_index, int) or not 0 <= pos.deal_index < len(config.deals):
         raise InvalidPositionError("deal_index", f"must be 0..{len(config.deals) - 1}, got {pos.deal_index!r}")
     contract = CONTRACTS[config.deals[pos.deal_index]]
-    dealer = _seat(pos.dealer, n, "dealer")
+    _seat(pos.dealer, n, "dealer")
     current = _seat(pos.current, n, "current")
     if pos.first_dealer is not None:
         _seat(pos.first_dealer, n, "first_dealer")

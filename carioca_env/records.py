@@ -1,6 +1,11 @@
-"""Game record files: reading (bounded, never a traceback) and atomic writing, and the
-checks of a record's result fields.  The record format is documented in the README and
-:meth:`carioca_env.game.Game.to_record`; replaying lives in :class:`~carioca_env.game.Game`.
+"""Game records: the format (``carioca-game-record``, version 1), writing and replaying
+them, and their files.
+
+:class:`GameRecords` holds :class:`~carioca_env.game.Game`'s record methods
+(``to_record``, ``start_of_record``, ``from_record``, ``check_record_results``, ``save``,
+``load``; ``Game`` inherits them).  Files are read bounded, never with a traceback
+(:func:`read_record`) and written atomically (:func:`write_atomic`).  The format is
+documented in the README.
 """
 
 from __future__ import annotations
@@ -8,10 +13,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from carioca_env.errors import RecordError, excerpt
+from carioca_env.cards import DECK_SIZE, card_str, parse_card
+from carioca_env.errors import CariocaError, RecordError, excerpt
+from carioca_env.game_config import GameConfig
+
+if TYPE_CHECKING:  # the game imports this module: the name only, for the annotations
+    from carioca_env.game import Game
+
+RECORD_FORMAT = "carioca-game-record"
+RECORD_VERSION = 1
 
 
 def read_record(path: str | Path) -> Any:
@@ -56,3 +70,137 @@ def check_record_lists(record: dict[str, Any]) -> None:
     if not isinstance(totals, list) or not all(type(x) is int for x in totals):
         raise RecordError(f"corrupt record: 'totals' must be a list of ints, got {excerpt(totals)}")
 
+
+class GameRecords:
+    """The record methods of :class:`~carioca_env.game.Game` (which inherits them).
+
+    They use only the game's public state (``config``, ``seed``, ``moves``,
+    ``deal_results``, ``totals``, ``num_players``), how its first deal was made
+    (``_start``), and ``from_deck`` / ``push`` to replay.
+    """
+
+    def to_record(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
+        """The game as a JSON-ready record (format ``carioca-game-record``, version 1).
+
+        It holds the options, the seed (and a stacked first deal's deck and dealer), the
+        moves in notation, each deal's result and the totals; ``agents`` (one name or spec
+        per seat) is kept as information.
+        """
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+        }
+        if self._start.position is not None:
+            raise RecordError(
+                "a game set up from an explicit position has no replayable record "
+                "(a record replays from a deck); save the Position instead"
+            )
+        if self._start.deck is not None:
+            rec["deck"] = [card_str(c) for c in self._start.deck]
+            rec["dealer"] = self._start.dealer
+        if agents is not None:
+            rec["agents"] = list(agents)
+        rec["moves"] = [str(m) for m in self.moves]
+        rec["deal_scores"] = [list(r.scores) for r in self.deal_results if not r.cancelled]
+        rec["totals"] = list(self.totals)
+        return rec
+
+    @classmethod
+    def start_of_record(cls, record: dict[str, Any]) -> tuple[Game, list[str]]:
+        """The game a record starts from (no move played yet) and its moves' notations.
+
+        Every header field is checked for its type and value before the game is built
+        (see the README's record format), so a corrupt or foreign record gives one
+        :class:`RecordError` that names the field, never another exception.
+
+        Raises:
+            RecordError: not a Carioca record, another version, or a corrupt header.
+        """
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise RecordError(f"not a Carioca game record (expected a JSON object with format {RECORD_FORMAT!r})")
+        version = record.get("version")
+        if type(version) is not int or version != RECORD_VERSION:
+            raise RecordError(
+                f"record version {excerpt(version)} is not supported (this engine reads {RECORD_VERSION})"
+            )
+        for key in ("config", "seed", "moves"):
+            if key not in record:
+                raise RecordError(f"corrupt record header: it has no {key!r}")
+        moves = record["moves"]
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError(f"corrupt record header: 'moves' must be a list of move notations, got {excerpt(moves)}")
+        check_record_lists(record)
+        try:
+            config = GameConfig.from_dict(record["config"])
+            seed = record["seed"]
+            if "deck" in record or "dealer" in record:
+                deck = record.get("deck")
+                if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                    raise RecordError(
+                        f"'deck' must be a list of {DECK_SIZE} card notations like '8S', got {excerpt(deck)}"
+                    )
+                game = cls.from_deck([parse_card(c) for c in deck], record.get("dealer"), config, seed)
+            else:
+                game = cls(config, seed)
+        except CariocaError as exc:
+            raise RecordError(f"corrupt record header: {exc}") from exc
+        agents = record.get("agents")
+        if "agents" in record and (
+            not isinstance(agents, list) or len(agents) != game.num_players or not all(isinstance(a, str) for a in agents)
+        ):
+            raise RecordError(
+                f"corrupt record header: 'agents' must be a list of {game.num_players} names, got {excerpt(agents)}"
+            )
+        return game, moves
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record into a game, checking every move, the deal scores and the totals.
+
+        Raises:
+            RecordError: the record is not a Carioca record, has another version, or does
+                not replay (the message names the move and the reason).
+        """
+        game, moves = cls.start_of_record(record)
+        for i, text in enumerate(moves):
+            try:
+                game.push(text)
+            except CariocaError as exc:
+                raise RecordError(f"move {i + 1} {excerpt(text)} does not replay: {exc}") from exc
+        game.check_record_results(record)
+        return game
+
+    def check_record_results(self, record: dict[str, Any]) -> None:
+        """Raise :class:`RecordError` if the record's stored scores differ from this game's."""
+        check_record_lists(record)
+        scores = [list(r.scores) for r in self.deal_results if not r.cancelled]
+        if "deal_scores" in record and record["deal_scores"] != scores:
+            raise RecordError(
+                f"the record's deal scores {excerpt(record['deal_scores'])} differ from the replayed {excerpt(scores)}"
+            )
+        if "totals" in record and record["totals"] != self.totals:
+            raise RecordError(
+                f"the record's totals {excerpt(record['totals'])} differ from the replayed totals {self.totals}"
+            )
+
+    def save(self, path: str | Path, agents: Sequence[str] | None = None) -> None:
+        """Write the record (see :meth:`to_record`) as JSON, atomically.
+
+        The record goes to a temporary file beside ``path`` that then replaces it
+        (``os.replace``), so an interrupted save leaves the previous file whole.
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        write_atomic(Path(path), json.dumps(self.to_record(agents)) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Game:
+        """Read and replay a JSON record written by :meth:`save`.
+
+        Raises:
+            RecordError: the file is not valid JSON or does not replay.
+        """
+        return cls.from_record(read_record(path))

@@ -13,6 +13,7 @@ import pytest
 from agents.model_file import weight_dtypes
 from agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
 from agents.registry import make_agent
+from carioca_env.errors import CariocaError
 from random_play import assert_plays_legally
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +76,8 @@ def test_names_load_from_any_working_directory(tmp_path: Path) -> None:
 def test_an_unshipped_name_lists_the_shipped_ones_and_paths_still_work(tmp_path: Path) -> None:
     missing = next(f"contract{k}-p3" for k in range(1, 8) if f"contract{k}-p3" not in NAMES)
     with pytest.raises(ModelLoadError, match="shipped"):
+        resolve_model_path(missing)
+    with pytest.raises(CariocaError):  # one class catches every refusal of the project
         resolve_model_path(missing)
     # a path (with a separator) is a path, even to a folder named like a shipped model
     folder = tmp_path / NAMES[0]

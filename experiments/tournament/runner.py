@@ -12,7 +12,6 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from experiments.progress import progress_bar
 from experiments.tournament.config import TournamentConfig
