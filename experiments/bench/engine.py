@@ -127,6 +127,7 @@ def _engine_full_game_unit(n: int, sizes: Sizes, seed: int) -> Unit:
 
 
 def engine_units(sizes: Sizes, seed: int) -> list[Unit]:
+    """Decisions/s per player count and contract, and full games when ``sizes.full_game_seconds`` > 0."""
     units = [
         _engine_decisions_unit(n, k, sizes, seed)
         for n in sizes.engine_players

@@ -78,4 +78,5 @@ def _wrapper_unit(sizes: Sizes, seed: int) -> Unit:
 
 
 def env_units(sizes: Sizes, seed: int) -> list[Unit]:
+    """AEC steps/s per player count in ``sizes.env_players``, then the single-agent wrapper."""
     return [_env_unit(n, sizes, seed) for n in sizes.env_players] + [_wrapper_unit(sizes, seed)]

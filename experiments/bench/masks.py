@@ -135,6 +135,7 @@ def collect_states(n: int, per_kind: int, max_games: int, seed: int) -> dict[str
 
 
 def mask_units(sizes: Sizes, seed: int) -> list[Unit]:
+    """Per player count: one unit per mask kind and one for the observation (states collected once, lazily)."""
     units = []
     for n in sizes.mask_players:
         cache: dict[str, Any] = {}

@@ -199,6 +199,7 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
 
 
 def ppo_units(sizes: Sizes, seed: int) -> list[Unit]:
+    """One training unit per name in ``sizes.ppo_configs`` (see :data:`~experiments.bench.config.PPO_CONFIGS`)."""
     units = []
     for name in sizes.ppo_configs:
         label, settings, synthetic = PPO_CONFIGS[name]

@@ -74,6 +74,7 @@ def profile_hotspots(seed: int = 0, engine_decisions: int = 60_000, env_steps: i
 
 
 def print_profile(prof: dict[str, Any], file: Any = None) -> None:
+    """Print a :func:`profile_hotspots` result: per target, the top functions by own and cumulative time."""
     file = file or sys.stdout
     for name, p in prof.items():
         print(f"\nProfile {name}: {p['profiled_s']:.2f} s profiled (wall {p['wall_s']:.2f} s)", file=file)

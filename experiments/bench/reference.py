@@ -95,6 +95,7 @@ def _rlcard_unit(sizes: Sizes, seed: int) -> Unit:
 
 
 def reference_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
+    """The OpenSpiel and RLCard units that are importable; an install hint in ``messages`` for each that is not."""
     units = []
     try:
         importlib.import_module("pyspiel")

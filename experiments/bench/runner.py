@@ -31,6 +31,7 @@ VERSION = 1
 
 
 def build_units(sections: Sequence[str], sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
+    """The units of ``sections`` in order; a section whose imports fail is skipped with a message."""
     units: list[Unit] = []
     for section in sections:
         try:
