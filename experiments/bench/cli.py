@@ -14,6 +14,7 @@ from experiments.bench.config import FULL, QUICK, SECTIONS
 from experiments.bench.presentation import report
 from experiments.bench.runner import run_bench
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca bench``."""
     parser.add_argument("--seed", type=int, default=0, help="seed of every measurement (default 0)")

@@ -14,6 +14,7 @@ from typing import Any
 from experiments.bench.config import Sizes
 from experiments.bench.units import Sample, Unit, _seed
 
+
 def _engine_decisions_unit(n: int, k: int, sizes: Sizes, seed: int) -> Unit:
     from carioca_env import Game, GameConfig
 

@@ -12,6 +12,7 @@ import time
 from experiments.bench.config import PPO_ENV, Sizes
 from experiments.bench.units import Sample, Unit, _seed
 
+
 def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
     import numpy as np
 

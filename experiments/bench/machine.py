@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+
 def _git(*args: str) -> str | None:
     try:
         res = subprocess.run(["git", *args], check=False, capture_output=True, text=True, timeout=10,

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from experiments.bench.config import PPO_CONFIGS, PPO_ENV, PPO_TRAIN_CONFIG, Sizes
 from experiments.bench.units import Sample, Unit, _seed
 
+
 def _synthetic_env_class() -> type:
     import gymnasium
     import numpy as np

@@ -9,6 +9,7 @@ from typing import Any
 
 from experiments.bench.profiling import print_profile
 
+
 def _fmt(value: float | None, unit: str) -> str:
     if value is None:
         return "-"

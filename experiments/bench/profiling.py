@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+
 def profile_hotspots(seed: int = 0, engine_decisions: int = 60_000, env_steps: int = 15_000,
                      top: int = 15) -> dict[str, Any]:
     """cProfile of engine random play (2 players, contracts 1..7) and of AEC env steps.

@@ -15,6 +15,7 @@ from typing import Any
 from experiments.bench.config import Sizes
 from experiments.bench.units import Sample, Unit, _seed
 
+
 def _sample_chance(state: Any, rng: random.Random) -> int:
     outcomes = state.chance_outcomes()
     x = rng.random()

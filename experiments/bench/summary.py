@@ -15,6 +15,7 @@ from typing import Any
 from experiments.bench.clone import CLONE_RATIOS
 from experiments.bench.config import Sizes
 
+
 def summarize(values: Sequence[float | None]) -> dict[str, Any]:
     """Median, min and max of the defined values (``None`` where there are none)."""
     vals = [v for v in values if v is not None and math.isfinite(v)]

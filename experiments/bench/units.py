@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+
 @dataclass
 class Sample:
     """One repetition of a measurement: the headline value and what else was counted."""
