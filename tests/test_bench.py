@@ -12,6 +12,8 @@ import math
 import pytest
 
 from experiments import bench
+from experiments.bench import cli as bench_cli
+from experiments.bench import reference
 from experiments.cli import main
 
 #: Tiny sizes: every section runs in a few seconds.
@@ -142,7 +144,7 @@ def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_command_line_writes_json(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    monkeypatch.setattr(bench, "QUICK", TINY)
+    monkeypatch.setattr(bench_cli, "QUICK", TINY)  # where run() reads it
     out = tmp_path / "sub" / "b.json"
     code = main(["bench", "--quick", "--only", "masks", "engine", "--repeats", "1", "--seed", "5",
                  "--out", str(out), "--no-progress", "--full-game-seconds", "0"])
@@ -156,14 +158,14 @@ def test_command_line_writes_json(tmp_path, monkeypatch: pytest.MonkeyPatch, cap
 
 
 def test_missing_reference_prints_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_import = bench.importlib.import_module
+    real_import = reference.importlib.import_module
 
     def fake_import(name: str, *args: object) -> object:
         if name in ("pyspiel", "rlcard"):
             raise ImportError(f"No module named {name!r}")
         return real_import(name, *args)
 
-    monkeypatch.setattr(bench.importlib, "import_module", fake_import)
+    monkeypatch.setattr(reference.importlib, "import_module", fake_import)
     messages: list[str] = []
     assert bench.reference_units(TINY, 0, messages) == []
     assert len(messages) == 2 and all("pip install .[bench]" in m for m in messages)

@@ -16,7 +16,7 @@ play, a state every few moves):
   states reached by random play, as many as ours (when OpenSpiel is installed).
 
 Sizes: ``Sizes.clone_states_per_contract``, ``clone_calls``, ``clone_search_decisions``,
-``clone_search_sims`` (``experiments.bench.Sizes``).
+``clone_search_sims`` (:class:`experiments.bench.config.Sizes`).
 
 Ratios: clone vs deepcopy, clone vs OpenSpiel's clone (a different, smaller game: one
 52-card deck, 10-card hands).
@@ -31,6 +31,10 @@ import random
 import time
 from collections.abc import Callable
 from typing import Any
+
+from experiments.bench.config import Sizes
+from experiments.bench.units import Sample, Unit
+
 
 def _states(seed: int, per_contract: int) -> list[Any]:
     from agents.heuristic import HeuristicAgent
@@ -57,8 +61,8 @@ def _per_call_us(states: list[Any], fn: Callable[[Any], Any], calls: int) -> flo
     return (time.perf_counter() - t0) / (len(states) * calls) * 1e6
 
 
-def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> list[Any]:
-    """The clone section's measurements (``unit_cls`` is ``experiments.bench.Unit``)."""
+def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
+    """The clone section's measurements."""
     from carioca_env.determinize import determinize_view
 
     cache: dict[str, list[Any]] = {}
@@ -69,14 +73,10 @@ def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> l
             cache["s"] = _states(seed, sizes.clone_states_per_contract)
         return cache["s"]
 
-    def timed(fn: Callable[[Any], Any]) -> Callable[[int], Any]:
-        from experiments.bench import Sample
-
+    def timed(fn: Callable[[Any], Any]) -> Callable[[int], Sample]:
         return lambda rep: Sample(_per_call_us(states(), fn, calls), {"states": len(states()), "calls": calls})
 
-    def determinize_us(rep: int) -> Any:
-        from experiments.bench import Sample
-
+    def determinize_us(rep: int) -> Sample:
         rng = random.Random(seed + rep)
         views = [g.view(g.current) for g in states()]
         t0 = time.perf_counter()
@@ -85,9 +85,8 @@ def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> l
                 determinize_view(v, rng)
         return Sample((time.perf_counter() - t0) / (len(views) * calls) * 1e6, {"states": len(views)})
 
-    def rollout(rep: int) -> Any:
+    def rollout(rep: int) -> Sample:
         from agents.heuristic import HeuristicAgent
-        from experiments.bench import Sample
 
         rng = random.Random(seed + rep)
         decisions = 0
@@ -102,9 +101,8 @@ def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> l
         dt = time.perf_counter() - t0
         return Sample(decisions / dt, {"decisions": decisions, "seconds": dt})
 
-    def search_decision(rep: int) -> Any:
+    def search_decision(rep: int) -> Sample:
         from agents.search import SearchAgent
-        from experiments.bench import Sample
 
         agent = SearchAgent(seed=seed) if sizes.clone_search_sims is None else SearchAgent(
             seed=seed, sims=sizes.clone_search_sims)
@@ -121,38 +119,36 @@ def clone_units(sizes: Any, seed: int, messages: list[str], unit_cls: type) -> l
                                   "sims": agent.sims})
 
     units = [
-        unit_cls("clone", "clone.deepcopy.p2", "copy.deepcopy(game), 2p mid-deal", "us",
-                 timed(copy.deepcopy), higher_is_better=False),
-        unit_cls("clone", "clone.clone.p2", "game.clone(), 2p mid-deal", "us", timed(lambda g: g.clone()),
-                 higher_is_better=False),
-        unit_cls("clone", "clone.pickle.p2", "pickle round trip of a game, 2p mid-deal", "us",
-                 timed(lambda g: pickle.loads(pickle.dumps(g))), higher_is_better=False),
-        unit_cls("clone", "clone.determinize.p2", "determinize_view(view, rng), 2p", "us", determinize_us,
-                 higher_is_better=False),
-        unit_cls("clone", "clone.rollout.heuristic.p2", "heuristic rollouts to deal end, decisions/s, 2p", "/s",
-                 rollout),
-        unit_cls("clone", "clone.search.decision.p2", "search, default budget, s per searched state, 2p", "s",
-                 search_decision, higher_is_better=False, once=True,
-                 note="states with a choice or not; forced moves cost nothing"),
+        Unit("clone", "clone.deepcopy.p2", "copy.deepcopy(game), 2p mid-deal", "us",
+             timed(copy.deepcopy), higher_is_better=False),
+        Unit("clone", "clone.clone.p2", "game.clone(), 2p mid-deal", "us", timed(lambda g: g.clone()),
+             higher_is_better=False),
+        Unit("clone", "clone.pickle.p2", "pickle round trip of a game, 2p mid-deal", "us",
+             timed(lambda g: pickle.loads(pickle.dumps(g))), higher_is_better=False),
+        Unit("clone", "clone.determinize.p2", "determinize_view(view, rng), 2p", "us", determinize_us,
+             higher_is_better=False),
+        Unit("clone", "clone.rollout.heuristic.p2", "heuristic rollouts to deal end, decisions/s, 2p", "/s",
+             rollout),
+        Unit("clone", "clone.search.decision.p2", "search, default budget, s per searched state, 2p", "s",
+             search_decision, higher_is_better=False, once=True,
+             note="states with a choice or not; forced moves cost nothing"),
     ]
     try:
         importlib.import_module("pyspiel")
     except ImportError:
         messages.append("OpenSpiel is not installed (pip install .[bench]): its clone is not measured")
     else:
-        units.append(unit_cls("clone", "clone.openspiel", "OpenSpiel gin_rummy state.clone()", "us",
-                              _openspiel_clone(seed, lambda: len(states()), calls), higher_is_better=False))
+        units.append(Unit("clone", "clone.openspiel", "OpenSpiel gin_rummy state.clone()", "us",
+                          _openspiel_clone(seed, lambda: len(states()), calls), higher_is_better=False))
     return units
 
 
-def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callable[[int], Any]:
+def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callable[[int], Sample]:
     import pyspiel
 
     game = pyspiel.load_game("gin_rummy")
 
-    def fn(rep: int) -> Any:
-        from experiments.bench import Sample
-
+    def fn(rep: int) -> Sample:
         rng = random.Random(seed + rep)
         states = []
         want = count()  # as many states as ours
@@ -171,7 +167,7 @@ def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callabl
     return fn
 
 
-#: (ratio key, ours, reference, against) for experiments.bench.compute_ratios
+#: (ratio key, ours, reference, against) for :func:`experiments.bench.summary.compute_ratios`
 CLONE_RATIOS = [
     ("clone/deepcopy", "clone.clone.p2", "clone.deepcopy.p2", "deepcopy"),
     ("clone/openspiel", "clone.clone.p2", "clone.openspiel", "OpenSpiel clone"),
