@@ -241,8 +241,9 @@ def open_results(
             raise TournamentError(
                 f"{path} holds a tournament of results format version {existing.header.get('version')}, whose "
                 f"agents were seeded by lineup number; this program seeds them by seat (version {FORMAT_VERSION}), "
-                "so it cannot continue those deals. Summarize it with --report; to play it again, choose "
-                "another --out folder or pass --overwrite to delete the old results."
+                "so it cannot continue those deals. Summarize it with `carioca tournament --report`; to play "
+                "it again, move that folder away (then the same command plays it afresh), or with `carioca "
+                "tournament` choose another --out folder or pass --overwrite to delete the old results."
             )
         diffs = _config_differences(existing.config, config)
         if diffs:
