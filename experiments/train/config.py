@@ -33,7 +33,7 @@ def _check_count(name: str, value: Any, low: int, what: str = "") -> None:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """One training run (see the module docstring).
+    """One training run (see :mod:`experiments.train`).
 
     Attributes:
         contract: 1..7, or ``"full"`` for the whole game (deals 1..7).

@@ -147,7 +147,7 @@ def check_agents(config: TrainConfig) -> None:
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite: bool = False,
           log: Callable[[str], None] | None = None) -> TrainResult:
-    """Train (or resume) a run into ``out``; see the module docstring.
+    """Train (or resume) a run into ``out``; see :mod:`experiments.train`.
 
     Raises:
         TrainError: a run folder of another run, or an unusable checkpoint.
