@@ -58,7 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from experiments.imitate.config import ImitateConfig
-from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, _atomic_write, check_writable, train
+from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
+from experiments.train.files import _atomic_write
 
 #: The pipeline's defaults (chosen by the measurements in the README).
 PIPELINE: dict[str, Any] = {

@@ -47,12 +47,12 @@ from experiments.train import (
     DEFAULT_N_ENVS,
     TrainConfig,
     TrainError,
-    _atomic_write,
     check_writable,
     command_line,
     read_eval_csv,
     train,
 )
+from experiments.train.files import _atomic_write
 
 BASELINES = ("random", "greedy", "heuristic")
 

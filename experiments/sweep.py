@@ -45,7 +45,8 @@ from typing import Any
 
 from experiments.ray_cluster import RayUnavailable, connect
 from experiments.stats import mean_ci
-from experiments.train import DEFAULT_N_ENVS, TrainConfig, TrainError, _atomic_write, parse_settings
+from experiments.train import DEFAULT_N_ENVS, TrainConfig, TrainError, parse_settings
+from experiments.train.files import _atomic_write
 
 #: ``--quick``: a smoke run in a minute or two (the test's size).
 QUICK: dict[str, Any] = {"steps": 256, "seeds": [0, 1], "eval_decks": 1, "n_envs": 2,

@@ -249,7 +249,7 @@ def test_resume_from_checkpoint_continues_num_timesteps(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_saves_a_checkpoint_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import experiments.train as train_mod
+    import experiments.train.loop as train_mod  # where train() looks run_evaluation up
 
     real = train_mod.run_evaluation
 

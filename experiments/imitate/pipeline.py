@@ -82,7 +82,7 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
-    from experiments.train import _atomic_write
+    from experiments.train.files import _atomic_write
 
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(CURVE_COLUMNS), lineterminator="\n", extrasaction="ignore")
@@ -219,7 +219,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
         if strength_decks > 0 and "strength" not in card:
             card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers)
             card["wall_time_s"] = round(wall(), 1)
-            from experiments.train import _atomic_write
+            from experiments.train.files import _atomic_write
 
             _atomic_write(card_file, (json.dumps(card, indent=1) + "\n").encode())
         return card
