@@ -17,7 +17,7 @@ from experiments.train.errors import TrainError, _excerpt
 
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
 
-#: MaskablePPO settings for a 2-core CPU (one constant; ``experiments/bench.py`` may import it).
+#: MaskablePPO settings for a 2-core CPU (one constant; the ``ppo`` section of ``carioca bench``, ``experiments/bench/config.py``, measures these).
 #: ``rollout_steps`` is the rollout over all environments (``n_steps`` per env is
 #: ``rollout_steps // n_envs``).  Chosen for learning per wall-clock second on this
 #: machine (contract 1 against random, seeds 0-4): many small updates on short rollouts
