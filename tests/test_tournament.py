@@ -73,13 +73,13 @@ def test_every_agent_plays_every_seat_equally_often(agents: int, players: int) -
 
 
 def test_a_pairing_plays_the_same_deals_whatever_the_other_agents(tmp_path: Path) -> None:
-    # random agents play nothing but their seeds: with a seed by lineup number the a-b
+    # a random agent plays nothing but its seed: with a seed by lineup number the a-b
     # deals of the three-agent tournament (lineups 2 and 3 there, 0 and 1 here) differed
-    two = TournamentConfig(agents=("a=random", "b=random"), contracts=(1, 3), decks=3, seed=5, max_turns=150)
-    three = TournamentConfig(agents=("a=random", "x=greedy", "b=random"), contracts=(1, 3), decks=3, seed=5,
+    two = TournamentConfig(agents=("a=random", "b=greedy"), contracts=(1, 3), decks=3, seed=5, max_turns=150)
+    three = TournamentConfig(agents=("a=random", "x=random", "b=greedy"), contracts=(1, 3), decks=3, seed=5,
                              max_turns=150)
-    _play(two, tmp_path / "two")
-    _play(three, tmp_path / "three")
+    s2 = _play(two, tmp_path / "two")
+    s3 = _play(three, tmp_path / "three")
 
     def deals(out: Path) -> dict[tuple, dict]:
         keep = {}
@@ -93,6 +93,27 @@ def test_a_pairing_plays_the_same_deals_whatever_the_other_agents(tmp_path: Path
     ab = deals(tmp_path / "two")
     assert len(ab) == 2 * 3 * 2 and deals(tmp_path / "three") == ab
     assert len({json.dumps(v["penalty"]) + str(v["turns"]) for v in ab.values()}) > 1  # real games
+
+    # so the head-to-head difference of the larger tournament is the small one's match
+    for g in ("1", "3", "all"):
+        (p2,) = [p for p in s2.pairs if p.contract == g]
+        (p3,) = [p for p in s3.pairs if p.contract == g and (p.agent_x, p.agent_y) == ("a", "b")]
+        assert (p3.h2h_decks, p2.h2h_decks, p2.decks) == (6 if g == "all" else 3,) * 3
+        assert p3.h2h_diff == pytest.approx(p2.mean_diff) and p2.h2h_diff == pytest.approx(p2.mean_diff)
+        assert (p3.h2h_low, p3.h2h_high) == pytest.approx((p2.ci_low, p2.ci_high))
+    # ... while the all-deals difference also counts each agent's deals against x
+    diffs = [(p.mean_diff, p.h2h_diff) for p in s3.pairs if (p.agent_x, p.agent_y) == ("a", "b")]
+    assert any(abs(m - h) > 1e-9 for m, h in diffs)
+
+
+def test_two_copies_of_one_agent_play_identical_deals_in_each_seat(tmp_path: Path) -> None:
+    # seeds go with the seat: an A/A comparison has no noise of its own, only the agents'
+    summary = _play(TINY, tmp_path)
+    lines = [json.loads(x) for x in _result_lines(tmp_path)]
+    for r0, r1 in zip(lines[::2], lines[1::2]):  # a deck's two lineups: a b, then b a
+        assert r0["seats"] == ["a", "b"] and r1["seats"] == ["b", "a"]
+        assert r0["penalty"] == r1["penalty"] and r0["turns"] == r1["turns"]
+    assert all(p.mean_diff == 0 and p.ci_half == 0 for p in summary.pairs)
 
 
 def test_derived_seeds_are_deterministic_and_distinct() -> None:

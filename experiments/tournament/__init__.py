@@ -30,7 +30,9 @@ Unit of play
     ``derive_seed(seed, "game", k, d)``; each seated agent is built and ``reset`` with
     ``derive_seed(seed, "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by
     lineup, so two agents that meet on a deck play the same deal in every tournament of
-    that seed, whatever other agents it holds.  A task is therefore fully determined by
+    that seed, whatever other agents it holds; and two copies of one spec (``a=random
+    b=random``) play identically from a seat, so their paired difference is exactly 0:
+    duplicate play leaves only the agents to differ, and copies do not.  A task is therefore fully determined by
     the config and its id, and results do not depend on ``--workers``.
 
     Agents act through ``agent.act(game.view(seat), game.legal_moves())``.  A deal ends

@@ -47,11 +47,21 @@ def _agent_table(s: Summary) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _head_to_head_differs(s: Summary) -> bool:
+    """With more agents than seats, two agents meet on only some deals of a deck."""
+    return len(s.config.labels) > s.config.players
+
+
 def _pair_table(s: Summary) -> tuple[list[str], list[list[str]]]:
     head = ["contract", "x - y", "decks", "mean diff", "95% CI", "sig."]
     rows = [[p.contract, f"{p.agent_x} - {p.agent_y}", str(p.decks), _f(p.mean_diff, 1, signed=True),
              format_interval(p.ci_low, p.ci_high, p.decks, signed=True), "*" if p.significant else ""]
             for p in s.pairs]
+    if _head_to_head_differs(s):
+        head += ["head to head", "95% CI", "sig."]
+        for row, p in zip(rows, s.pairs):
+            row += [_f(p.h2h_diff, 1, signed=True), format_interval(p.h2h_low, p.h2h_high, p.h2h_decks, signed=True),
+                    "*" if p.h2h_significant else ""]
     return head, rows
 
 
@@ -69,14 +79,22 @@ _EXPLAIN_PAIRS = (
     "Paired differences x - y of mean penalty on the same decks (negative: x scores less, "
     "better); 95% t-interval over decks both played; * = interval excludes 0."
 )
+_EXPLAIN_HEAD_TO_HEAD = (
+    " Mean diff takes every deal of a deck (each agent against the whole field); head to "
+    "head only the deals where x and y sat at one table."
+)
 _EXPLAIN_RATINGS = RATINGS_EXPLAINED
+
+
+def _explain_pairs(s: Summary) -> str:
+    return _EXPLAIN_PAIRS + (_EXPLAIN_HEAD_TO_HEAD if _head_to_head_differs(s) else "")
 
 
 def summary_text(s: Summary) -> str:
     """Plain-text tables for the terminal."""
     out = _headline(s) + ["", wrap_cell(_EXPLAIN_AGENTS, 100), text_table(*_agent_table(s))]
     if s.pairs:
-        out += ["", wrap_cell(_EXPLAIN_PAIRS, 100), text_table(*_pair_table(s), group=1)]
+        out += ["", wrap_cell(_explain_pairs(s), 100), text_table(*_pair_table(s), group=1)]
     if s.ratings:
         out += ["", wrap_cell(_EXPLAIN_RATINGS, 100), text_table(*_rating_table(s), group=None, left=1)]
     out += [f"note: {n}" for n in s.notes]
@@ -88,7 +106,7 @@ def summary_markdown(s: Summary) -> str:
     out = ["# Tournament summary", ""] + [f"- {line}" for line in _headline(s)]
     out += ["", "## Agents", "", _EXPLAIN_AGENTS, "", markdown_table(*_agent_table(s))]
     if s.pairs:
-        out += ["", "## Paired differences", "", _EXPLAIN_PAIRS, "", markdown_table(*_pair_table(s))]
+        out += ["", "## Paired differences", "", _explain_pairs(s), "", markdown_table(*_pair_table(s))]
     if s.ratings:
         out += ["", "## Ratings", "", _EXPLAIN_RATINGS, "", markdown_table(*_rating_table(s))]
     if s.notes:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.ratings import Rating, fit_ratings
-from experiments.stats import MeanCI, paired_difference, penalty_ci, win_shares
+from experiments.stats import MeanCI, mean_ci, paired_difference, penalty_ci, win_shares
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.results import RESULTS_FILE, ResultsFile, read_results
 from experiments.tournament.tasks import make_tasks
@@ -45,7 +45,14 @@ class AgentStats:
 
 @dataclass(frozen=True)
 class PairStats:
-    """Paired difference ``agent_x - agent_y`` of mean penalty on the same decks (negative: x better)."""
+    """Paired difference ``agent_x - agent_y`` of mean penalty on the same decks (negative: x better).
+
+    ``mean_diff`` and its interval compare the two over every deal of each deck (each
+    against the whole field); the ``h2h_`` fields only over the deals where the two sat
+    at one table (head to head).  With two agents, or ``n`` agents at ``n`` seats, the two
+    are the same; with more agents than seats they differ, and the head-to-head one is
+    the match between the two.
+    """
 
     contract: str
     agent_x: str
@@ -55,11 +62,21 @@ class PairStats:
     ci_low: float
     ci_high: float
     ci_half: float
+    h2h_decks: int
+    h2h_diff: float
+    h2h_low: float
+    h2h_high: float
+    h2h_half: float
 
     @property
     def significant(self) -> bool:
-        """Whether the 95% interval excludes 0."""
+        """Whether the 95% interval (over every deal) excludes 0."""
         return not math.isnan(self.ci_half) and (self.ci_low > 0 or self.ci_high < 0)
+
+    @property
+    def h2h_significant(self) -> bool:
+        """Whether the head-to-head 95% interval excludes 0."""
+        return not math.isnan(self.h2h_half) and (self.h2h_low > 0 or self.h2h_high < 0)
 
 
 #: A rating row (the batch Bradley-Terry fit of :mod:`experiments.ratings`).
@@ -144,6 +161,14 @@ class Summary:
         return write_summary(self, out_dir, log)
 
 
+def _table_means(rec: dict[str, Any]) -> dict[str, float]:
+    """Each agent's mean penalty over its seats at one deal (an agent may sit twice)."""
+    seats: dict[str, list[float]] = defaultdict(list)
+    for agent, pen in zip(rec["seats"], rec["penalty"]):
+        seats[agent].append(pen)
+    return {a: sum(v) / len(v) for a, v in seats.items()}
+
+
 def summarize(source: str | Path | ResultsFile) -> Summary:
     """Compute the summary of a results folder (or file, or :class:`ResultsFile`).
 
@@ -158,6 +183,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
       never below 0), which are independent (the seats and lineups of one deck are not).
     - Paired difference ``x - y``: the mean over the units both played of
       ``value_x - value_y``, with its t-interval: the two agents on the same cards.
+      Head to head (``h2h_``): per unit, the mean over the deals where both sat of x's
+      penalty minus y's (each the mean of its seats at that table), then the mean and
+      t-interval over units: the two agents against each other on the same cards.
     - ``win_rate``: mean over observations of the win share (``1/k`` if the seat has the
       lowest penalty at its table with ``k`` seats tied there, else 0); truncated deals
       count with their hand penalties.  ``close_rate``: share of observations where the
@@ -183,6 +211,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
     obs: dict[tuple[str, str], list[tuple[float, float, bool, int | None]]] = defaultdict(list)
     units: dict[tuple[str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     tables: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    # per (group, x, y) in label order: per unit, x's minus y's penalty at each shared table
+    h2h: dict[tuple[str, str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    order = {lab: i for i, lab in enumerate(labels)}
     truncated_by_contract = {str(c): 0 for c in config.contracts}
     for rec in records:
         shares = win_shares(rec["penalty"])
@@ -194,6 +225,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
             for s, agent in enumerate(rec["seats"]):
                 obs[(g, agent)].append((rec["penalty"][s], shares[s], rec["closer"] == s, rec["open_turn"][s]))
                 units[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s])
+            at_table = _table_means(rec)
+            for x, y in itertools.combinations(sorted(at_table, key=order.__getitem__), 2):
+                h2h[(g, x, y)][(rec["contract"], rec["deck"])].append(at_table[x] - at_table[y])
 
     agent_rows: list[AgentStats] = []
     unit_means: dict[tuple[str, str], dict[tuple[int, int], float]] = {}
@@ -221,7 +255,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
     for x, y in itertools.combinations(labels, 2):
         for g in groups:
             d: MeanCI = paired_difference(unit_means[(g, x)], unit_means[(g, y)])
-            pair_rows.append(PairStats(g, x, y, d.n, d.mean, d.low, d.high, d.half))
+            h: MeanCI = mean_ci(sum(v) / len(v) for v in h2h.get((g, x, y), {}).values())
+            pair_rows.append(PairStats(g, x, y, d.n, d.mean, d.low, d.high, d.half,
+                                       h.n, h.mean, h.low, h.high, h.half))
 
     notes: list[str] = []
     ratings = fit_ratings(labels, records)
