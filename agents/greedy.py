@@ -19,7 +19,8 @@ Ties are broken by the agent's own seeded generator.  It reads only the PlayerVi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from carioca_env import Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of
@@ -49,7 +50,7 @@ class GreedyAgent(SeededAgent):
 
     # ------------------------------------------------------------------ parts
 
-    def _pick_min(self, moves: list[Move], key) -> Move:
+    def _pick_min(self, moves: list[Move], key: Callable[[Move], Any]) -> Move:
         scored = [(key(m), m) for m in moves]
         best = min(s for s, _ in scored)
         tied = [m for s, m in scored if s == best]
@@ -103,7 +104,7 @@ class GreedyAgent(SeededAgent):
         return self._pick_min(discards, lambda m: (links_of(counts, m.card, t, r), -PENALTY[m.card]))
 
 
-def _rank_count(counts, card: int) -> int:
+def _rank_count(counts: Sequence[int], card: int) -> int:
     """Natural cards of ``card``'s rank in the hand."""
     r = rank_of(card) - 1
     return counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 from carioca_env.cards import JOKER, rank_of, suit_of
 from carioca_env.melds import HIGH_ACE, LOW_ACE, card_positions, position_card
+from carioca_env.view import PlayerView
 
 from agents.deficiency import suit_masks
 
 
-def unseen_counts(view) -> list[int]:
+def unseen_counts(view: PlayerView) -> list[int]:
     """Copies of each card type this seat has not seen: not in its hand, not on the table,
     not in the discard pile, not known to be in another hand (picked from the discard)."""
     left = [2] * JOKER + [4]

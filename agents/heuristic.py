@@ -36,7 +36,7 @@ Everything comes from the PlayerView; ties are broken by the agent's seeded gene
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from carioca_env import End, Move, MoveKind, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
@@ -334,7 +334,7 @@ class HeuristicAgent(SeededAgent):
         by_card = {m.card: m for m in discards}
         return self._pick_min([(cost, by_card[c]) for cost, c in scored])
 
-    def _out_term(self, unseen: list[int]):
+    def _out_term(self, unseen: list[int]) -> tuple[Callable[[frozenset[int]], float], float]:
         """The outs part of a hand's cost (minus ``w_out`` per live out, capped) and its
         lowest possible value."""
         w, cap = self.p["w_out"], self.p["w_out_cap"]

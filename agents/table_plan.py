@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
 from carioca_env.melds import HIGH_ACE, LOW_ACE, Meld, MeldKind, card_positions, position_card
+from carioca_env.view import PlayerView
 
 
 class SimMeld:
@@ -29,6 +30,7 @@ class SimMeld:
             self.jokers = set()
 
     def copy(self) -> SimMeld:
+        """An independent copy (its joker set too)."""
         new = SimMeld.__new__(SimMeld)
         new.kind, new.key, new.lo, new.hi = self.kind, self.key, self.lo, self.hi
         new.jokers = set(self.jokers)
@@ -62,7 +64,7 @@ class SimMeld:
         return out
 
 
-def sim_table(view) -> list[SimMeld]:
+def sim_table(view: PlayerView) -> list[SimMeld]:
     """The table of a view as :class:`SimMeld` values (with owner and index)."""
     return [SimMeld(m, owner, i) for owner, melds in enumerate(view.table) for i, m in enumerate(melds)]
 

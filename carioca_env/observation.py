@@ -76,7 +76,7 @@ Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -377,7 +377,7 @@ class GameEncoder:
         return out.copy()
 
     @staticmethod
-    def _cached(store: list, game: Game, seat: int, key: tuple, encode) -> np.ndarray:
+    def _cached(store: list, game: Game, seat: int, key: tuple, encode: Callable[[PlayerView], np.ndarray]) -> np.ndarray:
         """``store[seat]``'s piece if it was computed for this game and ``key``, else
         ``encode(game.view(seat))``, kept there."""
         cached = store[seat]

@@ -91,7 +91,7 @@ class FrozenPrefix(Sequence[PublicEvent]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i: int | slice) -> PublicEvent | tuple[PublicEvent, ...]:  # type: ignore[override]
         if isinstance(i, slice):
             return tuple(self._items[: self._n][i])
         if i < 0:

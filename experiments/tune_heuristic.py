@@ -30,7 +30,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +102,8 @@ def evaluate(params: dict[str, float], contracts: Sequence[int], players: Sequen
 
 
 def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, decks: int, seed: int,
-              max_turns: int, start: dict[str, float], progress: bool, log=print) -> dict[str, Any]:
+              max_turns: int, start: dict[str, float], progress: bool,
+              log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the Optuna study; returns the result document (see the module docstring)."""
     import optuna
 

@@ -19,6 +19,7 @@ class ScoreTruncation(gymnasium.Wrapper):
     (times the reward scale), as tournaments score it (R17); exposes ``action_masks``."""
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The inner step; a truncation becomes a termination scored by the hand."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if truncated and not terminated:
             from carioca_env.cards import hand_penalty
