@@ -26,14 +26,14 @@ Unit of play
     (a hash of the seed, a purpose, the contract, the deck index ...), never from global
     random state: deck ``d`` of contract ``k`` is ``full_deck()`` shuffled by
     ``random.Random(derive_seed(seed, "deck", k, d))``, which also draws the dealer; the
-    game's own generator (stock recycling, R13 redeals) is seeded by
-    ``derive_seed(seed, "game", k, d)``; each seated agent is built and ``reset`` with
-    ``derive_seed(seed, "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by
-    lineup, so two agents that meet on a deck play the same deal in every tournament of
-    that seed, whatever other agents it holds; and two copies of one spec (``a=random
-    b=random``) play identically from a seat, so their paired difference is exactly 0:
-    duplicate play leaves only the agents to differ, and copies do not.  A task is therefore fully determined by
-    the config and its id, and results do not depend on ``--workers``.
+    game's own generator (stock recycling, R13 redeals) is seeded by ``derive_seed(seed,
+    "game", k, d)``; each seated agent is built and ``reset`` with ``derive_seed(seed,
+    "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by lineup, so two agents
+    that meet on a deck play the same deal in every tournament of that seed, whatever
+    other agents it holds; and two copies of one spec (``a=random b=random``) play
+    identically from a seat, so their paired difference is exactly 0: duplicate play
+    leaves only the agents to differ, and copies do not.  A task is therefore fully
+    determined by the config and its id, and results do not depend on ``--workers``.
 
     Agents act through ``agent.act(game.view(seat), game.legal_moves())``.  A deal ends
     when the engine scores it (the closer scores 0, R14).  A deal cancelled for an empty
@@ -86,15 +86,16 @@ Results file ``results.jsonl`` (in ``--out``)
 Resuming and safety
     Re-running the same command on the same folder plays only the tasks whose ids are not
     in the file yet, so an interrupted tournament loses nothing (``--report DIR``
-    summarizes what is there without playing).  A results file is refused, with a message
-    that says what is wrong and what to do, when its first line is not this format's
-    header, its version is not one this program reads (a version-1 file, whose agents
-    were seeded by lineup number, is summarized but not resumed), its config differs from the command's (the message lists
-    the differences), a complete line is not valid JSON or not a result of this
-    tournament, or two lines disagree about one task.  A last line without its newline is
-    what a killed process leaves: it is dropped (the file is cut back to the last complete
-    line, and a note is printed) and that deal is replayed - since every task is
-    deterministic, nothing changes.  ``--overwrite`` deletes an old results file first.
+    summarizes what is there without playing).  A results file is refused, with a
+    message that says what is wrong and what to do, when its first line is not this
+    format's header, its version is not one this program reads (a version-1 file, whose
+    agents were seeded by lineup number, is summarized but not resumed), its config
+    differs from the command's (the message lists the differences), a complete line is
+    not valid JSON or not a result of this tournament, or two lines disagree about one
+    task.  A last line without its newline is what a killed process leaves: it is
+    dropped (the file is cut back to the last complete line, and a note is printed) and
+    that deal is replayed - since every task is deterministic, nothing changes.
+    ``--overwrite`` deletes an old results file first.
     While a tournament writes, the file is locked, so two runs cannot mix their lines.
 
 Summary (printed, and ``summary.md``, ``summary.csv``, ``pairs.csv``, ``summary.json``,
