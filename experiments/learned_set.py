@@ -261,6 +261,7 @@ def paired_rows(results: Path, learned_labels: Sequence[str] | None = None,
     deck's mean over the deals where both sat.  The learned agents are the labels starting
     ``ppo_`` or ``im_``, or ``learned_labels``."""
     from experiments.stats import paired_difference
+    from experiments.tournament.summary import table_means
 
     lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
     header, deals = lines[0], lines[1:]
@@ -274,12 +275,12 @@ def paired_rows(results: Path, learned_labels: Sequence[str] | None = None,
                 mine: dict[int, list[float]] = {}
                 theirs: dict[int, list[float]] = {}
                 for d in deals:
-                    seats = d["seats"]
-                    others = [p for s, p in zip(seats, d["penalty"])
+                    at_table = table_means(d)
+                    others = [p for s, p in at_table.items()
                               if s == base or (s.startswith(base) and s[len(base):].isdigit())]
-                    if d["contract"] != k or lab not in seats or not others:
+                    if d["contract"] != k or lab not in at_table or not others:
                         continue
-                    mine.setdefault(d["deck"], []).append(d["penalty"][seats.index(lab)])
+                    mine.setdefault(d["deck"], []).append(at_table[lab])
                     theirs.setdefault(d["deck"], []).append(sum(others) / len(others))
                 if not mine:
                     continue

@@ -161,7 +161,7 @@ class Summary:
         return write_summary(self, out_dir, log)
 
 
-def _table_means(rec: dict[str, Any]) -> dict[str, float]:
+def table_means(rec: dict[str, Any]) -> dict[str, float]:
     """Each agent's mean penalty over its seats at one deal (an agent may sit twice)."""
     seats: dict[str, list[float]] = defaultdict(list)
     for agent, pen in zip(rec["seats"], rec["penalty"]):
@@ -225,7 +225,7 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
             for s, agent in enumerate(rec["seats"]):
                 obs[(g, agent)].append((rec["penalty"][s], shares[s], rec["closer"] == s, rec["open_turn"][s]))
                 units[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s])
-            at_table = _table_means(rec)
+            at_table = table_means(rec)
             for x, y in itertools.combinations(sorted(at_table, key=order.__getitem__), 2):
                 h2h[(g, x, y)][(rec["contract"], rec["deck"])].append(at_table[x] - at_table[y])
 
