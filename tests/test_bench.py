@@ -5,6 +5,7 @@ No timed assertions: only structure and positive, finite figures.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import math
@@ -14,6 +15,7 @@ import pytest
 from experiments import bench
 from experiments.bench import cli as bench_cli
 from experiments.bench import reference
+from experiments.bench.presentation import TABLE_WIDTH
 from experiments.cli import main
 
 #: Tiny sizes: every section runs in a few seconds.
@@ -130,10 +132,22 @@ def test_table_mentions_every_metric(doc: dict) -> None:
     table = bench.format_table(doc)
     for m in doc["metrics"].values():
         assert m["label"] in table
-    # notes and ratios wrap inside their cells instead of running to 220 columns; the
-    # figures' own width varies (with the reference systems installed a 10-character
-    # figure made a 124-column table), so the bound leaves them room
-    assert max(len(line) for line in table.splitlines()) <= 130
+    # notes and ratios wrap inside their cells instead of running to 220 columns
+    assert max(len(line) for line in table.splitlines()) <= TABLE_WIDTH == 120
+
+
+def test_the_table_keeps_its_width_when_figures_and_ratio_names_grow(doc: dict) -> None:
+    # figures of 10+ characters and long reference names (OpenSpiel and RLCard installed)
+    # made a 124-column table before the ratio column took only the room left
+    wide = copy.deepcopy(doc)
+    for m in wide["metrics"].values():  # 10-character figures: "1,234.6 us", "1,234.56 s", "12,345,678"
+        m["median"] = m["min"] = m["max"] = 1_234.56 if m["unit"] in ("us", "s") else 12_345_678.0
+    for r in wide["ratios"]:
+        r["against"] = "OpenSpiel gin_rummy clone with observation tensors " + r["against"]
+    table = bench.format_table(wide)
+    assert max(len(line) for line in table.splitlines()) <= TABLE_WIDTH
+    for r in wide["ratios"]:  # every ratio still shows, whole, if wrapped
+        assert f"{r['ratio']:.2f}x" in table and "tensors" in table
 
 
 def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:

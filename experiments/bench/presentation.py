@@ -61,8 +61,10 @@ def _extra_text(key: str, m: dict[str, Any]) -> str:
 def format_table(doc: dict[str, Any]) -> str:
     """The result as a text table: section, metric (with its notes below it), median, min, max, ratio.
 
-    Notes and ratios wrap inside their cells, so no line grows past the longest metric
-    label plus the figures (about 120 columns); sections are separated by a rule.
+    Notes wrap under the metric's label, and the ratios wrap in the room the other columns
+    leave in :data:`TABLE_WIDTH` columns (at least :data:`MIN_RATIO_WIDTH`), so the table
+    is at most that wide unless labels and figures alone fill it; sections are separated
+    by a rule.
     """
     from experiments.tables import text_table, wrap_cell
 
@@ -78,8 +80,25 @@ def format_table(doc: dict[str, Any]) -> str:
                                if notes else "")
         rows.append([m["section"], metric, _fmt(m["median"], m["unit"]), _fmt(m["min"], m["unit"]),
                      _fmt(m["max"], m["unit"]), ratio_text])
-    return text_table(["section", "metric (notes below)", "median", "min", "max", "ratio"], rows,
-                      align=["left", "left", "right", "right", "right", "left"])
+    head = ["section", "metric (notes below)", "median", "min", "max", "ratio"]
+    # the figures' width varies from run to run (and with the reference systems installed
+    # the labels are longer), so the ratios get what is left rather than a fixed width
+    fixed = [max([len(title) + _HEAD_PADDING] + [len(line) for cell in column for line in cell.split("\n")])
+             for title, *column in zip(head[:5], *[row[:5] for row in rows])]
+    room = max(MIN_RATIO_WIDTH, TABLE_WIDTH - sum(fixed) - _GAP * len(fixed))
+    for row in rows:
+        row[5] = "\n".join(wrap_cell(line, room) for line in row[5].split("\n")) if row[5] else ""
+    return text_table(head, rows, align=["left", "left", "right", "right", "right", "left"])
+
+
+#: Widest line of the bench table (see :func:`format_table`).
+TABLE_WIDTH = 120
+#: Narrowest the ratio column is wrapped to.
+MIN_RATIO_WIDTH = 12
+#: Spaces between two columns of a text table, and the least a column is wider than its
+#: title (tabulate's "simple" format and its MIN_PADDING).
+_GAP = 2
+_HEAD_PADDING = 2
 
 
 #: Width of the report's prose lines (the table stays about as wide).
