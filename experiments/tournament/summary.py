@@ -219,14 +219,15 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
         shares = win_shares(rec["penalty"])
         gs = [str(rec["contract"])] + (["all"] if "all" in groups else [])
         truncated_by_contract[str(rec["contract"])] += bool(rec["truncated"])
+        at_table = table_means(rec)
+        met = list(itertools.combinations(sorted(at_table, key=order.__getitem__), 2))
         for g in gs:
-            for agent in dict.fromkeys(rec["seats"]):
+            for agent in at_table:
                 tables[(g, agent)].append(rec)
             for s, agent in enumerate(rec["seats"]):
                 obs[(g, agent)].append((rec["penalty"][s], shares[s], rec["closer"] == s, rec["open_turn"][s]))
                 units[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s])
-            at_table = table_means(rec)
-            for x, y in itertools.combinations(sorted(at_table, key=order.__getitem__), 2):
+            for x, y in met:
                 h2h[(g, x, y)][(rec["contract"], rec["deck"])].append(at_table[x] - at_table[y])
 
     agent_rows: list[AgentStats] = []
