@@ -306,6 +306,25 @@ class HeuristicAgent(SeededAgent):
         ranked = [m for _, m in sorted(scored, key=lambda x: (x[0], x[1].card))]
         return ranked + [m for m in discards if m not in ranked]
 
+    def discard_costs(self, view: PlayerView) -> dict[int, float]:
+        """Cost of discarding one copy of each card type the seat holds, by this agent's
+        own reckoning (lower is better; the agent discards a type of the lowest cost).
+
+        Before opening, a type pruned as hopeless gets the lower bound that pruned it,
+        which is above the best cost.  For the ``advice`` observation piece
+        (:mod:`carioca_env.planning`); it reads the view only."""
+        self.p = self._by_deal.get(view.deal, self._base)
+        held = [c for c, n in enumerate(view.hand_counts) if n]
+        if view.opened[view.seat]:
+            return {m.card: cost for cost, m in self._opened_scores(view, [Move.discard(c) for c in held])}
+        return {c: cost for cost, c in self._closed_costs(view, view.hand_counts, unseen_counts(view), bounds=True)}
+
+    def takes_discard(self, view: PlayerView) -> bool:
+        """Whether this agent, to draw, would take the top discard rather than the stock
+        (when both are allowed)."""
+        self.p = self._by_deal.get(view.deal, self._base)
+        return self._draw(view, (Move.draw_stock(), Move.draw_discard())) == Move.draw_discard()
+
     def _opened_scores(self, view: PlayerView, discards: list[Move]) -> list[tuple[float, Move]]:
         table = sim_table(view)
         unseen = unseen_counts(view)
@@ -345,9 +364,12 @@ class HeuristicAgent(SeededAgent):
 
         return linear, -w * cap
 
-    def _closed_costs(self, view: PlayerView, counts: Sequence[int], unseen: list[int]) -> list[tuple[float, int]]:
+    def _closed_costs(
+        self, view: PlayerView, counts: Sequence[int], unseen: list[int], bounds: bool = False,
+    ) -> list[tuple[float, int]]:
         """Cost of the hand left by each discard candidate of ``counts`` (before opening);
-        outs are computed only for the candidates that can still win."""
+        outs are computed only for the candidates that can still win.  The others are
+        left out, or with ``bounds`` listed at the lower bound that ruled them out."""
         p = self.p
         contract = view.contract
         table = sim_table(view)
@@ -392,8 +414,10 @@ class HeuristicAgent(SeededAgent):
         # outs are computed only where they can change the choice
         rest.sort(key=lambda x: x[0])
         best = min((s for s, _ in scored), default=float("inf"))
-        for base, _, c in rest:
+        for i, (base, _, c) in enumerate(rest):
             if base + out_floor > best + 1e-9:
+                if bounds:  # ruled out, and every later one too (sorted; best only falls)
+                    scored += [(b + out_floor, x) for b, _, x in rest[i:]]
                 break
             a = analyze(counts_minus(counts, c), contract)
             cost = base + out_term(a.outs)

@@ -72,6 +72,24 @@ top_gain         2                the top discard lowers the deficiency (before 
 ===============  ===============  ==========================================================
 
 Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
+
+With ``features="advice"`` the discard pieces and then three more follow: the
+heuristic's own verdicts (:func:`carioca_env.planning.encode_advice`), for a learner that
+starts from its teacher's choices:
+
+===============  ===============  ==========================================================
+piece            size             meaning
+===============  ===============  ==========================================================
+advice_discard   53               per card type held, when the seat is to discard:
+                                  1 - (the heuristic's cost of discarding it - the lowest
+                                  cost) / 10, at least 0
+advice_best      53               per card type, when the seat is to discard: the
+                                  heuristic's lowest cost (its choice, ties at random)
+advice_take      1                when the seat is to draw: the heuristic takes the top
+                                  discard
+===============  ===============  ==========================================================
+
+Sizes with advice: 2 players 1,116, 3 players 1,373, 4 players 1,630.
 """
 
 from __future__ import annotations
@@ -95,8 +113,9 @@ _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER:
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
-#: observation variants: the base table; plus the planning piece; plus the discard piece too
-FEATURE_SETS = ("base", "planning", "discards")
+#: observation variants: the base table; plus the planning piece; plus the discard piece;
+#: plus the heuristic's advice
+FEATURE_SETS = ("base", "planning", "discards", "advice")
 
 
 def check_features(features: object) -> str:
@@ -138,10 +157,14 @@ class ObsLayout:
             ("pending_melds", 1, "opening melds chosen so far / 3"),
         ]
         self.base_size = sum(size for _, size, _ in pieces)
-        if features in ("planning", "discards"):
-            from carioca_env.planning import DISCARD_PIECES, PLANNING_PIECES
+        if features != "base":
+            from carioca_env.planning import ADVICE_PIECES, DISCARD_PIECES, PLANNING_PIECES
 
-            pieces += list(PLANNING_PIECES) + (list(DISCARD_PIECES) if features == "discards" else [])
+            pieces += list(PLANNING_PIECES)
+            if features in ("discards", "advice"):
+                pieces += list(DISCARD_PIECES)
+            if features == "advice":
+                pieces += list(ADVICE_PIECES)
         self.pieces = pieces
         self.slices: dict[str, slice] = {}
         start = 0
@@ -178,12 +201,14 @@ def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
 
 def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features: str = "base") -> np.ndarray:
     """The observation array of ``view``'s seat (``pending``: opening melds chosen so far;
-    ``features="planning"`` appends the planning piece)."""
+    ``features`` other than ``"base"`` append the pieces of that feature set)."""
     features = check_features(features)
     if features != "base":
-        from carioca_env.planning import encode_discards, encode_planning
+        from carioca_env.planning import encode_advice, encode_discards, encode_planning
 
-        extra = [encode_discards(view)] if features == "discards" else []
+        extra = [encode_discards(view)] if features in ("discards", "advice") else []
+        if features == "advice":
+            extra.append(encode_advice(view))
         return np.concatenate([encode_observation(view, pending), encode_planning(view), *extra])
     n = view.num_players
     layout = obs_layout(n)
@@ -374,6 +399,12 @@ class GameEncoder:
             return np.concatenate([out, self._plan(game, seat)])
         if self.features == "discards":
             return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out)])
+        if self.features == "advice":
+            from carioca_env.planning import encode_advice
+
+            # not cached: the heuristic's costs read the opponents' public state too
+            advice = encode_advice(game.view(seat))
+            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), advice])
         return out.copy()
 
     @staticmethod

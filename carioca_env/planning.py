@@ -31,6 +31,21 @@ the exact hand analysis from the raw cards):
   heuristic, which a network trained on a few thousand draws hardly learns from the
   raw one-hots: 17% of the heuristic's discard draws were imitated on contract 6).
 
+``features="advice"`` appends, after all of those, the heuristic's own verdicts, so
+that a learner starts from its teacher's choices and learns where to depart from them
+(imitating the ``discards`` inputs alone copied 86-90% of the heuristic's moves and lost
+a few points per deal to it):
+
+* ``advice_discard``: per card type held, when the seat is to discard (after its draw),
+  ``1 - (cost - best) / 10`` at least 0, where ``cost`` is the heuristic's cost of
+  discarding that type (:meth:`agents.heuristic.HeuristicAgent.discard_costs`, the
+  default weights) and ``best`` the lowest of them: 1 for the heuristic's choice, and
+  one deficiency (10) worse is 0; 0 for types not held and outside that phase;
+* ``advice_best``: per card type, 1 for the types of the lowest cost (the heuristic
+  plays one of them, ties broken at random);
+* ``advice_take``: 1 when the seat is to draw and the heuristic would take the top
+  discard.
+
 Being a function of the view alone, it cannot leak a hidden card; the leak test
 reshuffles the hidden cards and checks the whole observation, these pieces included.
 """
@@ -60,6 +75,16 @@ DISCARD_PIECES: tuple[tuple[str, int, str], ...] = (
 DISCARD_SIZE = sum(size for _, size, _ in DISCARD_PIECES)
 #: live outs at which ``disc_outs`` saturates
 LIVE_OUTS_SCALE = 24.0
+
+#: ``(name, size, meaning)`` of the advice piece (``features="advice"``), in order
+ADVICE_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("advice_discard", NUM_CARD_TYPES, "per card type held, to discard: 1 - (heuristic cost - best) / 10, at least 0"),
+    ("advice_best", NUM_CARD_TYPES, "per card type, to discard: the heuristic's lowest cost"),
+    ("advice_take", 1, "to draw: the heuristic takes the top discard"),
+)
+ADVICE_SIZE = sum(size for _, size, _ in ADVICE_PIECES)
+#: heuristic cost difference at which ``advice_discard`` reaches 0 (one deficiency)
+ADVICE_SCALE = 10.0
 
 
 def encode_planning(view: PlayerView) -> np.ndarray:
@@ -108,4 +133,25 @@ def encode_discards(view: PlayerView) -> np.ndarray:
         a = whole if c not in whole.used_types else analyze(counts_minus(counts, c), view.contract)
         out[c] = a.deficiency / cards
         out[NUM_CARD_TYPES + c] = min(1.0, sum(unseen[x] for x in a.outs) / LIVE_OUTS_SCALE)
+    return out
+
+
+def encode_advice(view: PlayerView) -> np.ndarray:
+    """The advice piece of ``view``'s seat (``ADVICE_SIZE`` float32 values in [0, 1]):
+    zeros unless the seat is the one to act, to draw (``advice_take``) or to discard."""
+    from agents.heuristic import HeuristicAgent
+    from carioca_env.view import Phase
+
+    out = np.zeros(ADVICE_SIZE, dtype=np.float32)
+    if view.current_player != view.seat or view.game_over:
+        return out
+    heuristic = HeuristicAgent()  # a fresh one: its verdicts read the view and nothing else
+    if view.phase is Phase.DRAW:
+        out[-1] = bool(view.discard_pile) and heuristic.takes_discard(view)
+        return out
+    costs = heuristic.discard_costs(view)
+    best = min(costs.values())
+    for c, cost in costs.items():
+        out[c] = max(0.0, 1.0 - (cost - best) / ADVICE_SCALE)
+        out[NUM_CARD_TYPES + c] = cost <= best + 1e-9
     return out

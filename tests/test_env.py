@@ -89,13 +89,13 @@ def _parse_doc_tables(doc: str) -> list[list[tuple[str, str]]]:
     return tables
 
 
-@pytest.mark.parametrize("features", ["base", "planning", "discards"])
+@pytest.mark.parametrize("features", ["base", "planning", "discards", "advice"])
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_observation_docstring_table_matches_layout(n: int, features: str) -> None:
-    """The module docstring's tables (base, then the planning and discard pieces) are the layout."""
+    """The module docstring's tables (base, then the planning, discard and advice pieces) are the layout."""
     tables = _parse_doc_tables(observation_module.__doc__ or "")
-    assert len(tables) == 3
-    doc_rows = [row for t in tables[: {"base": 1, "planning": 2, "discards": 3}[features]] for row in t]
+    assert len(tables) == 4
+    doc_rows = [row for t in tables[: {"base": 1, "planning": 2, "discards": 3, "advice": 4}[features]] for row in t]
     layout = obs_layout(n, features)
     assert [name for name, _ in doc_rows] == [name for name, _, _, _ in layout.table()]
     offset = 0
@@ -105,7 +105,8 @@ def test_observation_docstring_table_matches_layout(n: int, features: str) -> No
         assert loffset == offset, name
         offset += size
     assert offset == layout.size
-    label = {"base": "Sizes", "planning": "Sizes with planning", "discards": "Sizes with discards"}[features]
+    label = {"base": "Sizes", "planning": "Sizes with planning", "discards": "Sizes with discards",
+             "advice": "Sizes with advice"}[features]
     sizes = re.search(label + r": 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)",
                       observation_module.__doc__ or "")
     assert sizes is not None

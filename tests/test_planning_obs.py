@@ -1,5 +1,5 @@
-"""The ``planning`` and ``discards`` observation variants: layout, values, no leak, fast path
-equal to the reference."""
+"""The ``planning``, ``discards`` and ``advice`` observation variants: layout, values, no
+leak, fast path equal to the reference."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError
 from carioca_env.observation import encode_observation, obs_layout
-from carioca_env.planning import DISCARD_SIZE, PLANNING_SIZE, encode_discards, encode_planning
+from agents.heuristic import HeuristicAgent
+from carioca_env.planning import ADVICE_SIZE, DISCARD_SIZE, PLANNING_SIZE, encode_advice, encode_discards, encode_planning
+from carioca_env.view import Phase
 from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
 
 
@@ -51,6 +53,51 @@ def test_layout_appends_the_discard_pieces_after_the_planning_ones(n: int) -> No
     env = carioca_v0.env(num_players=n, features="discards")
     env.reset(seed=0)
     assert env.observation_space(env.agents[0])["observation"].shape == (disc.size,)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_layout_appends_the_advice_pieces_after_the_discard_ones(n: int) -> None:
+    disc, advice = obs_layout(n, "discards"), obs_layout(n, "advice")
+    assert advice.size == disc.size + ADVICE_SIZE == disc.size + 107
+    assert advice.table()[:len(disc.table())] == disc.table()
+    assert [name for name, *_ in advice.table()[-3:]] == ["advice_discard", "advice_best", "advice_take"]
+    env = carioca_v0.env(num_players=n, features="advice")
+    env.reset(seed=0)
+    assert env.observation_space(env.agents[0])["observation"].shape == (advice.size,)
+
+
+def test_advice_is_the_heuristics_own_choice() -> None:
+    """Where the heuristic is to act, advice_best holds the card it discards (whatever
+    its tie-break) and advice_take its draw; other seats and phases read zeros."""
+    draws = discards = opened = idle = 0
+    for state in _walk(2, (1, 3, 6), 12, 900, "advice"):
+        game = state.game
+        seat = game.current_player
+        other = encode_advice(game.view(1 - seat))
+        assert not other.any()
+        idle += 1
+        view = game.view(seat)
+        piece = encode_advice(view)
+        assert piece.min() >= 0 and piece.max() <= 1
+        legal = game.legal_moves()
+        choice = HeuristicAgent(seed=len(game.moves)).act(view, legal)
+        if view.phase is Phase.DRAW:
+            assert not piece[:-1].any()
+            if len(legal) == 2:  # both draws allowed
+                assert piece[-1] == (choice.kind.name == "DRAW_DISCARD")
+                draws += 1
+            continue
+        assert piece[-1] == 0
+        held = {c for c, k in enumerate(view.hand_counts) if k}
+        assert set(np.flatnonzero(piece[:NUM_CARD_TYPES])) <= held
+        best = set(np.flatnonzero(piece[NUM_CARD_TYPES:2 * NUM_CARD_TYPES]))
+        assert best and best <= held
+        assert all(piece[c] == 1.0 for c in best)
+        if choice.kind.name == "DISCARD":
+            assert choice.card in best
+            discards += 1
+            opened += view.opened[seat]
+    assert draws > 50 and discards > 50 and opened > 5 and idle > 0
 
 
 def test_discard_values_are_the_analysis_of_each_hand_left() -> None:
@@ -100,7 +147,7 @@ def test_planning_values_are_the_hand_analysis() -> None:
     assert checked > 20
 
 
-@pytest.mark.parametrize("features", ["planning", "discards"])
+@pytest.mark.parametrize("features", ["planning", "discards", "advice"])
 @pytest.mark.parametrize("n", [2, 4])
 def test_planning_observation_does_not_depend_on_hidden_cards(n: int, features: str) -> None:
     rng = random.Random(9)
@@ -119,11 +166,12 @@ def test_planning_observation_does_not_depend_on_hidden_cards(n: int, features: 
     assert changed > 10
 
 
-@pytest.mark.parametrize("n,features", [(2, "planning"), (3, "planning"), (2, "discards"), (4, "discards")])
+@pytest.mark.parametrize("n,features", [(2, "planning"), (3, "planning"), (2, "discards"), (4, "discards"),
+                                        (3, "advice")])
 def test_fast_planning_encoder_equals_the_view_based_reference(n: int, features: str) -> None:
     """Every seat at every step of a whole game: the env's cached encoder and the reference."""
     fits = opened = 0
-    tail = DISCARD_SIZE if features == "discards" else 0
+    tail = {"planning": 0, "discards": DISCARD_SIZE, "advice": DISCARD_SIZE + ADVICE_SIZE}[features]
     for state in _walk(n, (1, 2, 3, 4, 5, 6, 7), 3, 1200, features):
         game = state.game
         for seat in range(n):
