@@ -16,6 +16,7 @@ from experiments.imitate.config import ImitateConfig, ImitateError
 from experiments.imitate.dataset import COLUMNS, DataFolder, DatasetError, read_shard, unpack_masks
 from experiments.imitate.learn import accuracy
 from experiments.imitate.pipeline import run_imitation
+from experiments.learned_set import PIPELINE
 from experiments.train import TrainConfig, TrainError, train
 
 TINY = dict(contract=1, players=2, games=60, heldout_games=30, iterations=2, epochs=6, net_arch=(64,),
@@ -210,7 +211,7 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     assert record["ppo"]["command"].startswith("carioca train --contract 1 --players 2 --init")
     assert record["wall_time_s"] > 0 and record["ppo"]["steps"] == 512 and record["seed"] == 0
     card = json.loads((out / "p2" / "contract1" / "ppo" / "model.json").read_text())
-    assert card["features"] == "discards" and card["steps"] == 512
+    assert card["features"] == PIPELINE["features"] and card["steps"] == 512
     mtime = (out / "p2" / "contract1" / "ppo" / "model.zip").stat().st_mtime_ns
     capsys.readouterr()
     assert main(argv) == 0  # everything done: nothing is trained again
@@ -241,7 +242,7 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     shipped = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
     assert str(out) not in json.dumps(shipped)
     agent = PPOAgent(ppo_agent.resolve_model_path("contract1"))
-    assert agent.card["features"] == "discards" and agent.card["steps"] == 512
+    assert agent.card["features"] == PIPELINE["features"] and agent.card["steps"] == 512
     assert main(argv + ["--ship", "contract1=contract1/2/imitate"]) == 0
     card = json.loads((tmp_path / "shipped" / "contract1" / "model.json").read_text())
     assert card["trained_by"] == "imitation" and str(out) not in json.dumps(card)
@@ -274,7 +275,7 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
     assert main(argv) == 0
     assert model.stat().st_mtime_ns == mtime
     again = json.loads((out / "pipeline.json").read_text())["models"]["p2/contract2"]["imitate"]
-    assert again["command"].startswith("carioca imitate --contract 2") and again["features"] == "discards"
+    assert again["command"].startswith("carioca imitate --contract 2") and again["features"] == PIPELINE["features"]
 
 
 def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
