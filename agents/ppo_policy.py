@@ -136,7 +136,7 @@ class CariocaMaskablePolicy(MaskableActorCriticPolicy):
 CARD_PIECES = ("hand", "top_discard", "discard_pile", "unseen", "plan_used", "plan_outs", "plan_fits",
                "disc_deficiency", "disc_outs", "advice_discard", "advice_best")
 #: Whole-state pieces every card's score also sees.
-CONTEXT_PIECES = ("phase", "plan_deficiency", "contract", "opened", "hand_sizes", "top_gain", "advice_take")
+CONTEXT_PIECES = ("phase", "plan_deficiency", "contract", "opened", "hand_sizes", "top_gain", "advice_take", "advice_meld")
 
 
 def card_head_spec(num_players: int, features: str, hidden: int = 32) -> dict[str, Any]:

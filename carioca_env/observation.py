@@ -87,9 +87,11 @@ advice_best      53               per card type, when the seat is to discard: th
                                   heuristic's lowest cost (its choice, ties at random)
 advice_take      1                when the seat is to draw: the heuristic takes the top
                                   discard
+advice_meld      1                after the draw: the heuristic opens, lays off or swaps
+                                  rather than discards (the discard advice is then 0)
 ===============  ===============  ==========================================================
 
-Sizes with advice: 2 players 1,116, 3 players 1,373, 4 players 1,630.
+Sizes with advice: 2 players 1,117, 3 players 1,374, 4 players 1,631.
 """
 
 from __future__ import annotations
@@ -208,7 +210,7 @@ def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features:
 
         extra = [encode_discards(view)] if features in ("discards", "advice") else []
         if features == "advice":
-            extra.append(encode_advice(view))
+            extra.append(encode_advice(view, bool(pending)))
         return np.concatenate([encode_observation(view, pending), encode_planning(view), *extra])
     n = view.num_players
     layout = obs_layout(n)
@@ -403,7 +405,7 @@ class GameEncoder:
             from carioca_env.planning import encode_advice
 
             # not cached: the heuristic's costs read the opponents' public state too
-            advice = encode_advice(game.view(seat))
+            advice = encode_advice(game.view(seat), bool(pending))
             return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), advice])
         return out.copy()
 

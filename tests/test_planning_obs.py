@@ -58,46 +58,53 @@ def test_layout_appends_the_discard_pieces_after_the_planning_ones(n: int) -> No
 @pytest.mark.parametrize("n", [2, 4])
 def test_layout_appends_the_advice_pieces_after_the_discard_ones(n: int) -> None:
     disc, advice = obs_layout(n, "discards"), obs_layout(n, "advice")
-    assert advice.size == disc.size + ADVICE_SIZE == disc.size + 107
+    assert advice.size == disc.size + ADVICE_SIZE == disc.size + 108
     assert advice.table()[:len(disc.table())] == disc.table()
-    assert [name for name, *_ in advice.table()[-3:]] == ["advice_discard", "advice_best", "advice_take"]
+    assert [name for name, *_ in advice.table()[-4:]] == ["advice_discard", "advice_best", "advice_take", "advice_meld"]
     env = carioca_v0.env(num_players=n, features="advice")
     env.reset(seed=0)
     assert env.observation_space(env.agents[0])["observation"].shape == (advice.size,)
 
 
 def test_advice_is_the_heuristics_own_choice() -> None:
-    """Where the heuristic is to act, advice_best holds the card it discards (whatever
-    its tie-break) and advice_take its draw; other seats and phases read zeros."""
-    draws = discards = opened = idle = 0
+    """Where the heuristic is to act, advice_meld says whether it melds, advice_best holds
+    the card it discards (whatever its tie-break) and advice_take its draw; other seats
+    read zeros."""
+    draws = discards = opened = melds = opening = 0
     for state in _walk(2, (1, 3, 6), 12, 900, "advice"):
         game = state.game
         seat = game.current_player
-        other = encode_advice(game.view(1 - seat))
-        assert not other.any()
-        idle += 1
+        assert not encode_advice(game.view(1 - seat)).any()
         view = game.view(seat)
-        piece = encode_advice(view)
+        piece = encode_advice(view, bool(state.pending))
+        discard_part, take, meld = piece[:2 * NUM_CARD_TYPES], piece[-2], piece[-1]
         assert piece.min() >= 0 and piece.max() <= 1
+        if state.pending:  # an opening is being chosen: the heuristic opens at once
+            assert meld == 1 and not discard_part.any() and take == 0
+            opening += 1
+            continue
         legal = game.legal_moves()
         choice = HeuristicAgent(seed=len(game.moves)).act(view, legal)
         if view.phase is Phase.DRAW:
-            assert not piece[:-1].any()
+            assert not discard_part.any() and meld == 0
             if len(legal) == 2:  # both draws allowed
-                assert piece[-1] == (choice.kind.name == "DRAW_DISCARD")
+                assert take == (choice.kind.name == "DRAW_DISCARD")
                 draws += 1
             continue
-        assert piece[-1] == 0
+        assert take == 0
+        assert meld == (choice.kind.name != "DISCARD")
+        if meld:
+            assert not discard_part.any()
+            melds += 1
+            continue
         held = {c for c, k in enumerate(view.hand_counts) if k}
         assert set(np.flatnonzero(piece[:NUM_CARD_TYPES])) <= held
         best = set(np.flatnonzero(piece[NUM_CARD_TYPES:2 * NUM_CARD_TYPES]))
-        assert best and best <= held
-        assert all(piece[c] == 1.0 for c in best)
-        if choice.kind.name == "DISCARD":
-            assert choice.card in best
-            discards += 1
-            opened += view.opened[seat]
-    assert draws > 50 and discards > 50 and opened > 5 and idle > 0
+        assert best and best <= held and all(piece[c] == 1.0 for c in best)
+        assert choice.card in best
+        discards += 1
+        opened += view.opened[seat]
+    assert draws > 50 and discards > 50 and opened > 5 and melds > 5 and opening > 0
 
 
 def test_discard_values_are_the_analysis_of_each_hand_left() -> None:
