@@ -38,9 +38,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from carioca_env import End, Move, MoveKind, PlayerView
+from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
 from carioca_env.melds import MeldKind, card_positions
+from carioca_env.openings import can_open
 
 from agents.base import SeededAgent, forced_draw
 from agents.features import (
@@ -318,6 +319,16 @@ class HeuristicAgent(SeededAgent):
         if view.opened[view.seat]:
             return {m.card: cost for cost, m in self._opened_scores(view, [Move.discard(c) for c in held])}
         return {c: cost for cost, c in self._closed_costs(view, view.hand_counts, unseen_counts(view), bounds=True)}
+
+    def melds_now(self, view: PlayerView, choosing_opening: bool = False) -> bool:
+        """Whether this agent, having drawn, would open, lay off or swap a joker rather
+        than discard (``choosing_opening``: an opening is being chosen meld by meld):
+        :meth:`act` opens whenever it can and lays off whenever a lay-off plan exists."""
+        if view.phase is not Phase.PLAY:
+            return False
+        if not view.opened[view.seat]:
+            return choosing_opening or can_open(view.hand_counts, view.contract)
+        return bool(plan_layoffs(list(view.hand), sim_table(view))[2])
 
     def takes_discard(self, view: PlayerView) -> bool:
         """Whether this agent, to draw, would take the top discard rather than the stock

@@ -73,7 +73,7 @@ top_gain         2                the top discard lowers the deficiency (before 
 
 Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
 
-With ``features="advice"`` the discard pieces and then three more follow: the
+With ``features="advice"`` the discard pieces and then four more follow: the
 heuristic's own verdicts (:func:`carioca_env.planning.encode_advice`), for a learner that
 starts from its teacher's choices:
 

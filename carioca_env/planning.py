@@ -143,20 +143,6 @@ def encode_discards(view: PlayerView) -> np.ndarray:
     return out
 
 
-def heuristic_melds(view: PlayerView, choosing_opening: bool = False) -> bool:
-    """Whether the heuristic, having drawn, would open, lay off or swap a joker now rather
-    than discard (``choosing_opening``: an opening is being chosen meld by meld)."""
-    from agents.features import plan_layoffs, sim_table
-    from carioca_env.openings import can_open
-    from carioca_env.view import Phase
-
-    if view.phase is not Phase.PLAY:
-        return False
-    if not view.opened[view.seat]:
-        return choosing_opening or can_open(view.hand_counts, view.contract)
-    return bool(plan_layoffs(list(view.hand), sim_table(view))[2])
-
-
 def encode_advice(view: PlayerView, choosing_opening: bool = False) -> np.ndarray:
     """The advice piece of ``view``'s seat (``ADVICE_SIZE`` float32 values in [0, 1]):
     zeros unless the seat is the one to act, to draw (``advice_take``), to meld
@@ -172,7 +158,7 @@ def encode_advice(view: PlayerView, choosing_opening: bool = False) -> np.ndarra
     if view.phase is Phase.DRAW:
         out[-2] = bool(view.discard_pile) and heuristic.takes_discard(view)
         return out
-    if heuristic_melds(view, choosing_opening):
+    if heuristic.melds_now(view, choosing_opening):
         out[-1] = 1.0
         return out
     costs = heuristic.discard_costs(view)
