@@ -151,7 +151,7 @@ class HeuristicAgent(SeededAgent):
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` from the seat's view only."""
-        self.p = self._by_deal.get(view.deal, self._base)
+        self._use_weights(view)
         kinds = {m.kind for m in legal}
         if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
             return self._draw(view, legal)
@@ -167,6 +167,10 @@ class HeuristicAgent(SeededAgent):
         return self._discard_closed(view, legal)
 
     # ------------------------------------------------------------------ helpers
+
+    def _use_weights(self, view: PlayerView) -> None:
+        """Select the weights of ``view``'s contract (every public entry point starts here)."""
+        self.p = self._by_deal.get(view.deal, self._base)
 
     def _pick_min(self, scored: list[tuple[float, Move]]) -> Move:
         best = min(s for s, _ in scored)
@@ -297,7 +301,7 @@ class HeuristicAgent(SeededAgent):
     def ranked_discards(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
         """The discards of ``legal``, best first by this agent's cost (for search's
         candidate moves); before opening, candidates pruned as hopeless come last."""
-        self.p = self._by_deal.get(view.deal, self._base)
+        self._use_weights(view)
         discards = [m for m in legal if m.kind is MoveKind.DISCARD]
         if view.opened[view.seat]:
             scored = self._opened_scores(view, discards)
@@ -314,7 +318,7 @@ class HeuristicAgent(SeededAgent):
         Before opening, a type pruned as hopeless gets the lower bound that pruned it,
         which is above the best cost.  For the ``advice`` observation piece
         (:mod:`carioca_env.planning`); it reads the view only."""
-        self.p = self._by_deal.get(view.deal, self._base)
+        self._use_weights(view)
         held = [c for c, n in enumerate(view.hand_counts) if n]
         if view.opened[view.seat]:
             return {m.card: cost for cost, m in self._opened_scores(view, [Move.discard(c) for c in held])}
@@ -333,7 +337,7 @@ class HeuristicAgent(SeededAgent):
     def takes_discard(self, view: PlayerView) -> bool:
         """Whether this agent, to draw, would take the top discard rather than the stock
         (when both are allowed)."""
-        self.p = self._by_deal.get(view.deal, self._base)
+        self._use_weights(view)
         return self._draw(view, (Move.draw_stock(), Move.draw_discard())) == Move.draw_discard()
 
     def _opened_scores(self, view: PlayerView, discards: list[Move]) -> list[tuple[float, Move]]:
