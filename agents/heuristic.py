@@ -40,7 +40,8 @@ from collections.abc import Callable, Sequence
 
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
-from carioca_env.melds import MeldKind, card_positions
+from carioca_env.meld_moves import view_meld_moves
+from carioca_env.melds import Meld, MeldKind, card_positions
 from carioca_env.openings import can_open
 
 from agents.base import SeededAgent, forced_draw
@@ -210,6 +211,12 @@ class HeuristicAgent(SeededAgent):
     # ------------------------------------------------------------------ opening
 
     def _choose_opening(self, view: PlayerView, opens: list[Move]) -> Move:
+        tied = self._best_openings(view, opens)
+        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+
+    def _best_openings(self, view: PlayerView, opens: list[Move]) -> list[Move]:
+        """The openings of ``opens`` that leave the fewest cards stuck, then the fewest
+        stuck points, then the fewest points in hand (this agent plays one of them)."""
         base = sim_table(view)
         scored = []
         for move in opens:
@@ -222,8 +229,7 @@ class HeuristicAgent(SeededAgent):
             stuck = self._stuck_after(left, table)
             scored.append(((len(stuck), sum(PENALTY[c] for c in stuck), sum(PENALTY[c] for c in left)), move))
         best = min(s for s, _ in scored)
-        tied = [m for s, m in scored if s == best]
-        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+        return [m for s, m in scored if s == best]
 
     @staticmethod
     def _stuck_after(left: list[int], table: list[SimMeld]) -> list[int]:
@@ -333,6 +339,26 @@ class HeuristicAgent(SeededAgent):
         if not view.opened[view.seat]:
             return choosing_opening or can_open(view.hand_counts, view.contract)
         return bool(plan_layoffs(list(view.hand), sim_table(view))[2])
+
+    def next_melds(self, view: PlayerView, pending: Sequence[Meld] = ()) -> list[Move | Meld]:
+        """What this agent, having drawn, would play now instead of a discard, from the
+        view alone: before opening, the next meld of each of its best openings that
+        begin with ``pending`` (the melds of an opening chosen so far, in canonical
+        order; it plays one of these openings, ties at random); after, the one lay-off or
+        swap it plays next.  Empty when it would discard.  For the ``advice_play``
+        observation piece (:mod:`carioca_env.planning`)."""
+        self._use_weights(view)
+        if view.phase is not Phase.PLAY:
+            return []
+        legal = view_meld_moves(view)
+        if not view.opened[view.seat]:
+            k = len(pending)
+            opens = [m for m in legal if m.melds[:k] == tuple(pending)]
+            if not opens:
+                return []
+            return list(dict.fromkeys(m.melds[k] for m in self._best_openings(view, opens)))
+        move = self._next_layoff(view, legal)
+        return [] if move is None else [move]
 
     def takes_discard(self, view: PlayerView) -> bool:
         """Whether this agent, to draw, would take the top discard rather than the stock

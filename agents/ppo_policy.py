@@ -134,9 +134,10 @@ class CariocaMaskablePolicy(MaskableActorCriticPolicy):
 
 #: Per-card-type pieces of the observation the card head reads, where the layout has them.
 CARD_PIECES = ("hand", "top_discard", "discard_pile", "unseen", "plan_used", "plan_outs", "plan_fits",
-               "disc_deficiency", "disc_outs", "advice_discard", "advice_best")
+               "disc_deficiency", "disc_outs", "advice_discard", "advice_best", "advice_play")
 #: Whole-state pieces every card's score also sees.
-CONTEXT_PIECES = ("phase", "plan_deficiency", "contract", "opened", "hand_sizes", "top_gain", "advice_take", "advice_meld")
+CONTEXT_PIECES = ("phase", "plan_deficiency", "contract", "opened", "hand_sizes", "top_gain", "advice_take", "advice_meld",
+                  "advice_target", "advice_slot")
 
 
 def card_head_spec(num_players: int, features: str, hidden: int = 32) -> dict[str, Any]:

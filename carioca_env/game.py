@@ -43,8 +43,9 @@ from carioca_env.errors import (
 )
 from carioca_env.game_config import GameConfig, check_game_config
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
+from carioca_env.meld_moves import meld_moves
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
-from carioca_env.openings import CONTRACTS, Contract, enumerate_openings, meld_kinds_match
+from carioca_env.openings import CONTRACTS, Contract, meld_kinds_match
 from carioca_env.records import RECORD_FORMAT, RECORD_VERSION, GameRecords
 from carioca_env.view import DealResult, FrozenPrefix, Phase, PlayerView, PublicEvent
 
@@ -351,24 +352,7 @@ class Game(GameRecords):
         if self.phase is not Phase.PLAY:
             return []
         seat = self.current
-        counts = self.hands[seat]
-        moves: list[Move] = []
-        if not self.opened[seat]:
-            # enumerate_openings gives canonical tuples (tested): skip Move.open's sorting
-            moves.extend(Move(MoveKind.OPEN, melds=o) for o in enumerate_openings(counts, self.contract))
-        elif self.hand_sizes[seat] >= 2:  # R10: a lay-off or swap must leave a card
-            for owner, melds in enumerate(self.table):
-                for index, meld in enumerate(melds):
-                    for card, ends in meld.layoff_cards().items():
-                        if counts[card]:
-                            moves.extend(Move.lay_off(card, owner, index, e) for e in ends)
-                    swaps = meld.joker_swaps()
-                    if swaps:
-                        ends = meld.open_ends()
-                        for card in dict.fromkeys(swaps):
-                            if counts[card]:
-                                moves.extend(Move.swap(card, owner, index, e) for e in ends)
-        return moves
+        return meld_moves(self.hands[seat], self.hand_sizes[seat], self.opened[seat], self.table, self.contract)
 
     # ------------------------------------------------------------------ applying
 

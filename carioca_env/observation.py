@@ -92,6 +92,26 @@ advice_meld      1                after the draw: the heuristic opens, lays off 
 ===============  ===============  ==========================================================
 
 Sizes with advice: 2 players 1,117, 3 players 1,374, 4 players 1,631.
+
+With ``features="advice_play"`` the advice pieces and then three more follow: the
+heuristic's next opening meld, lay-off or swap
+(:func:`carioca_env.planning.encode_advice_play`), zeros where it would discard:
+
+===============  ===============  ==========================================================
+piece            size             meaning
+===============  ===============  ==========================================================
+advice_play      53               per card type: the copies in the heuristic's next
+                                  opening meld / 2 (the most over its tied openings that
+                                  begin with the melds chosen so far), or 1 for the card
+                                  it lays off or swaps next
+advice_target    n x 3            per table meld (seat relative to the actor x the meld's
+                                  index): where that lay-off or swap goes
+advice_slot      3                trio, low end, high end: the lay-off's slot (a swap:
+                                  where the joker goes); at an opening step, a trio or a
+                                  run with its joker at the low or high end
+===============  ===============  ==========================================================
+
+Sizes with advice_play: 2 players 1,179, 3 players 1,439, 4 players 1,699.
 """
 
 from __future__ import annotations
@@ -115,9 +135,15 @@ _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER:
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
-#: observation variants: the base table; plus the planning piece; plus the discard piece;
-#: plus the heuristic's advice
-FEATURE_SETS = ("base", "planning", "discards", "advice")
+#: observation variants, each the one before it plus more pieces: the base table; plus the
+#: planning piece; plus the discard piece; plus the heuristic's advice; plus its next meld
+FEATURE_SETS = ("base", "planning", "discards", "advice", "advice_play")
+
+
+def has_pieces_of(features: str, variant: str) -> bool:
+    """Whether the variant ``features`` holds the pieces of ``variant`` (the variants
+    are cumulative, in the order of :data:`FEATURE_SETS`)."""
+    return FEATURE_SETS.index(features) >= FEATURE_SETS.index(variant)
 
 
 def check_features(features: object) -> str:
@@ -160,13 +186,15 @@ class ObsLayout:
         ]
         self.base_size = sum(size for _, size, _ in pieces)
         if features != "base":
-            from carioca_env.planning import ADVICE_PIECES, DISCARD_PIECES, PLANNING_PIECES
+            from carioca_env.planning import ADVICE_PIECES, DISCARD_PIECES, PLANNING_PIECES, advice_play_pieces
 
             pieces += list(PLANNING_PIECES)
-            if features in ("discards", "advice"):
+            if has_pieces_of(features, "discards"):
                 pieces += list(DISCARD_PIECES)
-            if features == "advice":
+            if has_pieces_of(features, "advice"):
                 pieces += list(ADVICE_PIECES)
+            if has_pieces_of(features, "advice_play"):
+                pieces += list(advice_play_pieces(n))
         self.pieces = pieces
         self.slices: dict[str, slice] = {}
         start = 0
@@ -206,11 +234,13 @@ def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features:
     ``features`` other than ``"base"`` append the pieces of that feature set)."""
     features = check_features(features)
     if features != "base":
-        from carioca_env.planning import encode_advice, encode_discards, encode_planning
+        from carioca_env.planning import encode_advice, encode_advice_play, encode_discards, encode_planning
 
-        extra = [encode_discards(view)] if features in ("discards", "advice") else []
-        if features == "advice":
+        extra = [encode_discards(view)] if has_pieces_of(features, "discards") else []
+        if has_pieces_of(features, "advice"):
             extra.append(encode_advice(view, bool(pending)))
+        if has_pieces_of(features, "advice_play"):
+            extra.append(encode_advice_play(view, pending))
         return np.concatenate([encode_observation(view, pending), encode_planning(view), *extra])
     n = view.num_players
     layout = obs_layout(n)
@@ -401,12 +431,15 @@ class GameEncoder:
             return np.concatenate([out, self._plan(game, seat)])
         if self.features == "discards":
             return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out)])
-        if self.features == "advice":
-            from carioca_env.planning import encode_advice
+        if has_pieces_of(self.features, "advice"):
+            from carioca_env.planning import encode_advice, encode_advice_play
 
             # not cached: the heuristic's costs read the opponents' public state too
-            advice = encode_advice(game.view(seat), bool(pending))
-            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), advice])
+            view = game.view(seat)
+            advice = [encode_advice(view, bool(pending))]
+            if self.features == "advice_play":
+                advice.append(encode_advice_play(view, pending))
+            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), *advice])
         return out.copy()
 
     @staticmethod

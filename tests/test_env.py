@@ -21,7 +21,7 @@ from carioca_env.openings import CONTRACTS
 from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env
 from carioca_env.errors import InvalidConfigError
 from carioca_env.melds import Meld
-from carioca_env.observation import encode_observation, obs_layout
+from carioca_env.observation import FEATURE_SETS, encode_observation, obs_layout
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -89,13 +89,13 @@ def _parse_doc_tables(doc: str) -> list[list[tuple[str, str]]]:
     return tables
 
 
-@pytest.mark.parametrize("features", ["base", "planning", "discards", "advice"])
+@pytest.mark.parametrize("features", FEATURE_SETS)
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_observation_docstring_table_matches_layout(n: int, features: str) -> None:
-    """The module docstring's tables (base, then the planning, discard and advice pieces) are the layout."""
+    """The module docstring's tables (base, then one per feature set's added pieces) are the layout."""
     tables = _parse_doc_tables(observation_module.__doc__ or "")
-    assert len(tables) == 4
-    doc_rows = [row for t in tables[: {"base": 1, "planning": 2, "discards": 3, "advice": 4}[features]] for row in t]
+    assert len(tables) == len(FEATURE_SETS)
+    doc_rows = [row for t in tables[: FEATURE_SETS.index(features) + 1] for row in t]
     layout = obs_layout(n, features)
     assert [name for name, _ in doc_rows] == [name for name, _, _, _ in layout.table()]
     offset = 0
@@ -105,8 +105,7 @@ def test_observation_docstring_table_matches_layout(n: int, features: str) -> No
         assert loffset == offset, name
         offset += size
     assert offset == layout.size
-    label = {"base": "Sizes", "planning": "Sizes with planning", "discards": "Sizes with discards",
-             "advice": "Sizes with advice"}[features]
+    label = "Sizes" if features == "base" else f"Sizes with {features}"
     sizes = re.search(label + r": 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)",
                       observation_module.__doc__ or "")
     assert sizes is not None

@@ -10,12 +10,14 @@ import pytest
 
 from agents.features import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env import Game, GameConfig, carioca_v0
-from carioca_env.cards import NUM_CARD_TYPES
+from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError
 from carioca_env.observation import encode_observation, obs_layout
 from agents.heuristic import HeuristicAgent
-from carioca_env.planning import ADVICE_SIZE, DISCARD_SIZE, PLANNING_SIZE, encode_advice, encode_discards, encode_planning
+from carioca_env.meld_moves import view_meld_moves
+from carioca_env.planning import (ADVICE_SIZE, DISCARD_SIZE, PLANNING_SIZE, PLAY_TARGETS_PER_SEAT, advice_play_size,
+                                  encode_advice, encode_advice_play, encode_discards, encode_planning)
 from carioca_env.view import Phase
 from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
 
@@ -107,6 +109,82 @@ def test_advice_is_the_heuristics_own_choice() -> None:
     assert draws > 50 and discards > 50 and opened > 5 and melds > 5 and opening > 0
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_layout_appends_the_advice_play_pieces_after_the_advice_ones(n: int) -> None:
+    advice, play = obs_layout(n, "advice"), obs_layout(n, "advice_play")
+    assert play.size == advice.size + advice_play_size(n) == advice.size + NUM_CARD_TYPES + 3 * n + 3
+    assert play.table()[:len(advice.table())] == advice.table()
+    assert [name for name, *_ in play.table()[-3:]] == ["advice_play", "advice_target", "advice_slot"]
+    env = carioca_v0.env(num_players=n, features="advice_play")
+    env.reset(seed=0)
+    assert env.observation_space(env.agents[0])["observation"].shape == (play.size,)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_meld_moves_from_a_view_are_the_games(n: int) -> None:
+    """The heuristic's advice enumerates moves from the view: the same list as the engine's."""
+    compared = opened = 0
+    for state in _walk(n, (2, 5, 7), 40 + n, 700):
+        game = state.game
+        if game.phase is Phase.PLAY:
+            assert view_meld_moves(game.view(game.current_player)) == game.meld_moves()
+            compared += 1
+            opened += game.opened[game.current_player]
+    assert compared > 40 and opened > 10
+
+
+def _slot(piece: np.ndarray, n: int) -> list[int]:
+    return list(np.flatnonzero(piece[NUM_CARD_TYPES + PLAY_TARGETS_PER_SEAT * n:]))
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_advice_play_is_the_heuristics_next_meld(n: int) -> None:
+    """Lay-offs and swaps: the card, meld and slot of the heuristic's own move.  Openings:
+    at every meld step, the heuristic's openings that begin with the melds chosen so far
+    (whatever its tie-break) have their next meld within the advice.  Zeros where it
+    discards, draws, or another seat acts."""
+    layoffs = swaps = openings = discards = 0
+    states = (state for seed in (12, 13, 14) for state in _walk(n, (1, 3, 6), seed + 10 * n, 1000, "advice_play"))
+    for state in states:
+        game = state.game
+        seat = game.current_player
+        assert not encode_advice_play(game.view((seat + 1) % n)).any()
+        view = game.view(seat)
+        piece = encode_advice_play(view, state.pending)
+        assert piece.min() >= 0 and piece.max() <= 1
+        legal = game.legal_moves()
+        if view.phase is not Phase.PLAY:
+            assert not piece.any()
+            continue
+        if state.pending:
+            k = len(state.pending)
+            legal = [m for m in legal if m.kind.name == "OPEN" and m.melds[:k] == tuple(state.pending)]
+        for tie_seed in range(4):
+            choice = HeuristicAgent(seed=tie_seed).act(view, legal)
+            if choice.kind.name == "DISCARD":
+                assert not piece.any()
+                discards += 1
+                break
+            if choice.kind.name == "OPEN":
+                meld = choice.melds[len(state.pending)]
+                for c in set(meld.cards):
+                    assert piece[c] >= meld.cards.count(c) / 2
+                kind = 0 if meld.kind.name == "TRIO" else 1 if meld.cards[0] == JOKER else 2 if meld.cards[-1] == JOKER else None
+                assert kind is None or piece[NUM_CARD_TYPES + PLAY_TARGETS_PER_SEAT * n + kind] == 1
+                openings += 1
+                continue
+            # a lay-off or a swap: deterministic, one card, one meld, one slot
+            rel = (choice.owner - seat) % n
+            assert list(np.flatnonzero(piece[:NUM_CARD_TYPES])) == [choice.card]
+            assert list(np.flatnonzero(piece[NUM_CARD_TYPES:NUM_CARD_TYPES + PLAY_TARGETS_PER_SEAT * n])) == [
+                rel * PLAY_TARGETS_PER_SEAT + choice.index]
+            assert _slot(piece, n) == [0 if choice.end is None else int(choice.end.name == "HIGH") + 1]
+            layoffs += choice.kind.name == "LAY_OFF"
+            swaps += choice.kind.name == "SWAP"
+            break
+    assert layoffs > 10 and openings > 10 and discards > 50, (layoffs, swaps, openings, discards)
+
+
 def test_discard_values_are_the_analysis_of_each_hand_left() -> None:
     checked = tops = lowered = 0
     for state in _walk(2, (2, 5), 6, 300, "discards"):
@@ -154,7 +232,7 @@ def test_planning_values_are_the_hand_analysis() -> None:
     assert checked > 20
 
 
-@pytest.mark.parametrize("features", ["planning", "discards", "advice"])
+@pytest.mark.parametrize("features", ["planning", "discards", "advice", "advice_play"])
 @pytest.mark.parametrize("n", [2, 4])
 def test_planning_observation_does_not_depend_on_hidden_cards(n: int, features: str) -> None:
     rng = random.Random(9)
@@ -174,11 +252,12 @@ def test_planning_observation_does_not_depend_on_hidden_cards(n: int, features: 
 
 
 @pytest.mark.parametrize("n,features", [(2, "planning"), (3, "planning"), (2, "discards"), (4, "discards"),
-                                        (3, "advice")])
+                                        (3, "advice"), (2, "advice_play"), (4, "advice_play")])
 def test_fast_planning_encoder_equals_the_view_based_reference(n: int, features: str) -> None:
     """Every seat at every step of a whole game: the env's cached encoder and the reference."""
     fits = opened = 0
-    tail = {"planning": 0, "discards": DISCARD_SIZE, "advice": DISCARD_SIZE + ADVICE_SIZE}[features]
+    tail = {"planning": 0, "discards": DISCARD_SIZE, "advice": DISCARD_SIZE + ADVICE_SIZE,
+            "advice_play": DISCARD_SIZE + ADVICE_SIZE + advice_play_size(n)}[features]
     for state in _walk(n, (1, 2, 3, 4, 5, 6, 7), 3, 1200, features):
         game = state.game
         for seat in range(n):
