@@ -437,7 +437,7 @@ class GameEncoder:
             # not cached: the heuristic's costs read the opponents' public state too
             view = game.view(seat)
             advice = [encode_advice(view, bool(pending))]
-            if self.features == "advice_play":
+            if has_pieces_of(self.features, "advice_play"):
                 advice.append(encode_advice_play(view, pending))
             return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), *advice])
         return out.copy()
