@@ -105,14 +105,17 @@ def policy_latents(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> tupl
 
 class CariocaMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler,
-    and optionally the card head (``card_head``: :func:`card_head_spec`'s data).
+    optionally the card head (``card_head``: :func:`card_head_spec`'s data) and the advice
+    prior (``action_prior``: :func:`agents.action_prior.action_prior_spec`'s data).
 
     The action net is built by the stock distribution; the faster one has the same layer.
     """
 
-    def __init__(self, *args: Any, card_head: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        # set before the parent builds the networks: _build_mlp_extractor reads it
+    def __init__(self, *args: Any, card_head: dict[str, Any] | None = None,
+                 action_prior: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # set before the parent builds the networks: _build_mlp_extractor and _build read them
         self.card_head = card_head
+        self.action_prior = action_prior
         super().__init__(*args, **kwargs)
         self.action_dist = InverseCdfMaskableCategorical(int(self.action_space.n))
 
@@ -125,10 +128,29 @@ class CariocaMaskablePolicy(MaskableActorCriticPolicy):
             ext = self.mlp_extractor
             ext.policy_net = CardScores(ext.policy_net, self.card_head)
             ext.latent_dim_pi += NUM_CARD_TYPES
+        if self.action_prior:
+            from agents.action_prior import AdvicePassThrough, prior_width
+
+            ext = self.mlp_extractor
+            ext.policy_net = AdvicePassThrough(ext.policy_net, self.action_prior)
+            ext.latent_dim_pi += prior_width(self.action_prior)
+
+    def _build(self, lr_schedule: Any) -> None:
+        """sb3's networks and optimizer; with ``action_prior``, the action layer is wrapped
+        in :class:`agents.action_prior.AdvicePriorHead` (and the optimizer rebuilt to hold
+        its weights)."""
+        super()._build(lr_schedule)
+        if self.action_prior:
+            from agents.action_prior import AdvicePriorHead
+
+            self.action_net = AdvicePriorHead(self.action_net, self.action_prior)
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data["card_head"] = self.card_head
+        if self.action_prior:  # older models' saved parameters stay as they were
+            data["action_prior"] = self.action_prior
         return data
 
 

@@ -74,6 +74,7 @@ PIPELINE: dict[str, Any] = {
     # heuristic's choices from 10% to 0.9% and its openings from 13.5% to 8%
     "features": "advice_play",
     "card_head": True,
+    "action_prior": True,
     "imitate": {"iterations": 4, "games": 1500, "heldout_games": 200, "epochs": 4},
     "ppo": {"steps": 800_000, "opponents": ("heuristic", "greedy"), "self_play": True, "self_play_prob": 0.3,
             "settings": {"kl_coef": 0.5, "kl_decay_steps": 200_000, "value_warmup_updates": 5,
@@ -111,7 +112,8 @@ def imitate_config(target: str, players: int, seed: int, quick: bool) -> Imitate
     elif target == "full":
         im["games"] = max(1, int(im["games"] * FULL_GAMES_SHARE))
     return ImitateConfig(contract=_contract(target), players=players, net_arch=tuple(PIPELINE["net_arch"]),
-                         features=PIPELINE["features"], card_head=bool(PIPELINE["card_head"]), seed=seed, **im)
+                         features=PIPELINE["features"], card_head=bool(PIPELINE["card_head"]),
+                         action_prior=bool(PIPELINE["action_prior"]), seed=seed, **im)
 
 
 def ppo_config(target: str, players: int, seed: int, init: Path, quick: bool, eval_seed: int) -> TrainConfig:
@@ -145,7 +147,7 @@ def _imitate_command(c: ImitateConfig, out: Path) -> str:
     return (f"carioca imitate --contract {c.contract} --players {c.players} --teacher {c.teacher} --opponents "
             f"{' '.join(c.opponents)} --iterations {c.iterations} --games {c.games} --heldout-games "
             f"{c.heldout_games} --epochs {c.epochs} --net-arch {','.join(map(str, c.net_arch))} --features "
-            f"{c.features}{' --card-head' if c.card_head else ''} --seed {c.seed} --out {out}")
+            f"{c.features}{' --card-head' if c.card_head else ''}{' --action-prior' if c.action_prior else ''} --seed {c.seed} --out {out}")
 
 
 def _imitate_entry(card: dict[str, Any]) -> dict[str, Any]:

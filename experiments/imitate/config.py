@@ -8,6 +8,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from carioca_env.observation import has_pieces_of
 from experiments.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError, check_settings, parse_contract
 
 
@@ -54,6 +55,8 @@ class ImitateConfig:
         features: the observation variant (``"base"``, ``"planning"`` or ``"discards"``).
         card_head: the policy also scores each card type with one shared net
             (:class:`agents.ppo_policy.CardScores`).
+        action_prior: the heuristic's advice scored against every action id is added
+            to the logits (:mod:`agents.action_prior`; needs ``features="advice_play"``).
     """
 
     contract: int | str = 1
@@ -78,6 +81,7 @@ class ImitateConfig:
     learner_sample: bool = False
     features: str = "base"
     card_head: bool = False
+    action_prior: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "contract", parse_contract(self.contract, ImitateError))
@@ -105,6 +109,11 @@ class ImitateConfig:
         object.__setattr__(self, "net_arch", tuple(checked["net_arch"]))
         if not isinstance(self.card_head, bool):
             raise ImitateError(f"card_head must be True or False, got {self.card_head!r}")
+        if not isinstance(self.action_prior, bool):
+            raise ImitateError(f"action_prior must be True or False, got {self.action_prior!r}")
+        if self.action_prior and not has_pieces_of(self.features, "advice_play"):
+            raise ImitateError(f"--action-prior reads the advice_play pieces; --features {self.features} has none: "
+                               f"use --features advice_play")
 
     @property
     def deals(self) -> tuple[int, ...]:
@@ -122,7 +131,8 @@ class ImitateConfig:
                 "beta0": self.beta0, "beta_decay": self.beta_decay, "seed": self.seed, "max_turns": self.max_turns,
                 "gamma": self.gamma, "reward_scale": self.reward_scale, "shard_games": self.shard_games,
                 "learner_sample": self.learner_sample, "features": self.features, "net_arch": list(self.net_arch),
-                **({"card_head": True} if self.card_head else {}), "epochs": self.epochs,
+                **({"card_head": True} if self.card_head else {}),
+                **({"action_prior": True} if self.action_prior else {}), "epochs": self.epochs,
                 "batch_size": self.batch_size, "learning_rate": self.learning_rate, "vf_coef": self.vf_coef}
 
     def to_json(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from carioca_env.observation import has_pieces_of
 from experiments.train.errors import TrainError, _excerpt
 from experiments.train.settings import (
     _FINE_TUNE_SETTINGS,
@@ -122,6 +123,10 @@ class TrainConfig:
         if self.init is not None:
             settings = {**init_settings(self.init), **settings}
         object.__setattr__(self, "settings", check_settings(settings))
+        merged = self.merged_settings
+        if merged["action_prior"] and not has_pieces_of(merged["features"], "advice_play"):
+            raise TrainError(f"--set action_prior=1 reads the advice_play pieces; features={merged['features']!r} "
+                             f"has none: add --set features=advice_play")
 
     @property
     def deals(self) -> tuple[int, ...]:

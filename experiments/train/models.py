@@ -32,6 +32,10 @@ def policy_kwargs(players: int, settings: dict[str, Any]) -> dict[str, Any]:
         from agents.ppo_policy import card_head_spec
 
         out["card_head"] = card_head_spec(players, settings["features"])
+    if settings.get("action_prior"):
+        from agents.action_prior import action_prior_spec
+
+        out["action_prior"] = action_prior_spec(players, settings["features"])
     return out
 
 

@@ -44,13 +44,16 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "features": "base",         # observation variant: base, planning or discards (carioca_env.planning)
     "card_head": 0,             # 1: the policy also scores every card type with one shared small
                                 # net (agents.ppo_policy.CardScores), an input of the action layer
+    "action_prior": 0,          # 1: the heuristic's advice scored against every action id is added
+                                # to the logits, one learned weight per kind (agents.action_prior;
+                                # needs features advice_play)
     # fine-tuning from an imitation model (--init); all off for a fresh model
     "kl_coef": 0.0,             # weight of KL(pi || pi_init) in the policy loss at step 0
     "kl_decay_steps": 0,        # ... decaying linearly to 0 over this many steps (0: constant)
     "value_warmup_updates": 0,  # first PPO updates train the value net only (policy frozen)
 }
 
-_FINE_TUNE_SETTINGS = ("features", "card_head", "kl_coef", "kl_decay_steps", "value_warmup_updates")
+_FINE_TUNE_SETTINGS = ("features", "card_head", "action_prior", "kl_coef", "kl_decay_steps", "value_warmup_updates")
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
     "max_turns": SettingSpec("int", 1, 100_000),
     "features": SettingSpec("choice", choices=FEATURE_SETS),
     "card_head": SettingSpec("int", 0, 1),
+    "action_prior": SettingSpec("int", 0, 1),
     "kl_coef": SettingSpec("float", 0, None),
     "kl_decay_steps": SettingSpec("int", 0, None),
     "value_warmup_updates": SettingSpec("int", 0, 10_000),
@@ -174,7 +178,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
 
 
 def init_settings(init: str) -> dict[str, Any]:
-    """``net_arch``, ``features`` and ``card_head`` of an ``--init`` model's card: a run from it uses them
+    """``net_arch``, ``features``, ``card_head`` and ``action_prior`` of an ``--init`` model's card: a run from it uses them
     unless ``--set`` says otherwise (a missing card is reported when the model loads)."""
     from agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
 
@@ -186,8 +190,9 @@ def init_settings(init: str) -> dict[str, Any]:
     arch = (card.get("settings") or {}).get("net_arch")
     if arch:
         out["net_arch"] = list(arch)
-    if (card.get("settings") or {}).get("card_head"):
-        out["card_head"] = 1
+    for flag in ("card_head", "action_prior"):
+        if (card.get("settings") or {}).get(flag):
+            out[flag] = 1
     return out
 
 
