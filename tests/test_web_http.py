@@ -192,11 +192,28 @@ def test_meld_readings_are_exactly_the_melds_of_those_cards() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 52), min_size=3, max_size=4))
 def test_every_reading_holds_the_cards_and_parses_back(cards: list[int]) -> None:
-    from carioca_env import Meld
+    """Readings of any cards hold them; those a table can show parse back.
+
+    ``meld_readings`` also reads groups the rules forbid (e.g. one natural and three
+    jokers), so that a bad opening gets the ruling its plainest reading breaks.  Such a
+    group's notation is ambiguous ("AS JK JK JK" is a trio of aces or a run from the ace),
+    and no table meld has it: an opening trio has 2 naturals or more, a run 3 (R5), and
+    lay-offs only add cards.
+    """
+    from carioca_env import Meld, MeldKind
 
     for meld in meld_readings(cards):
         assert sorted(meld.cards) == sorted(cards)
-        assert Meld.parse(str(meld)) == meld
+        naturals = len(meld.cards) - meld.num_jokers
+        if naturals >= (2 if meld.kind is MeldKind.TRIO else 3):
+            assert Meld.parse(str(meld)) == meld
+
+
+def test_a_group_the_rules_forbid_still_gets_its_readings() -> None:
+    from carioca_env import parse_cards
+
+    # one natural and three jokers: no table meld, but the opening's error names a ruling
+    assert [str(m) for m in meld_readings(parse_cards("AS JK JK JK"))] == ["AS JK JK JK", "JK JK JK AS"]
 
 
 def test_two_tabs_cannot_both_move_from_one_position(client: TestClient, folder: Path) -> None:
