@@ -90,13 +90,19 @@ def test_an_unshipped_name_lists_the_shipped_ones_and_paths_still_work(tmp_path:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_card_says_what_the_network_is(name: str) -> None:
-    """The card's features and card head are the loaded network's (``--init`` reads them)."""
+    """The card's features, card head and advice prior are the loaded network's (``--init``
+    reads them)."""
+    from agents.action_prior import AdvicePassThrough, AdvicePriorHead
     from agents.ppo_policy import CardScores
     from carioca_env.observation import obs_layout
 
     agent = make_agent(f"ppo:{name}", seed=0)
     settings = agent.card.get("settings") or {}
-    has_head = isinstance(agent.model.policy.mlp_extractor.policy_net, CardScores)
+    policy = agent.model.policy
+    net = policy.mlp_extractor.policy_net
+    has_prior = isinstance(policy.action_net, AdvicePriorHead)
+    assert bool(settings.get("action_prior")) == has_prior == isinstance(net, AdvicePassThrough), name
+    has_head = isinstance(net.base if has_prior else net, CardScores)
     assert bool(settings.get("card_head")) == has_head, name
     features = agent.card.get("features", "base")
     assert agent.model.observation_space.shape[0] == obs_layout(agent.num_players, features).size
