@@ -76,7 +76,8 @@ def action_prior_spec(num_players: int, features: str) -> dict[str, Any]:
         raise ValueError(f"the advice prior reads the advice_play pieces; features={features!r} has none "
                          f"(use features='advice_play')")
     slices = obs_layout(num_players, features).slices
-    return {"players": num_players, "pieces": [[slices[n].start, slices[n].stop] for n in PRIOR_PIECES]}
+    return {"players": num_players, "pieces": [[slices[n].start, slices[n].stop] for n in PRIOR_PIECES],
+            "base_reads_advice": False}
 
 
 def prior_width(spec: dict[str, Any]) -> int:
@@ -135,18 +136,28 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
 class AdvicePriorHead(nn.Module):
     """The action layer plus the advice prior: ``base(latent) + sum_k w_k * score_k(advice)``.
 
-    ``base`` is sb3's linear action layer over the whole latent (the advice pieces at its
-    end included); the fixed tables are buffers rebuilt from the spec, not saved.
+    ``base`` is a linear action layer over the actor's latent without the advice pieces at
+    its end (the prior is what reads them); with ``base_reads_advice`` (the spec of the
+    first prior models, which lack the key) it is sb3's layer over the whole latent, a
+    weight per action id and advice value: about 370,000 more weights at 2 players,
+    which the prior makes redundant and which nearly double a shipped file.  The fixed
+    tables are buffers rebuilt from the spec, not saved.
     """
 
-    def __init__(self, base: nn.Module, spec: dict[str, Any]) -> None:
+    def __init__(self, base: nn.Linear, spec: dict[str, Any]) -> None:
         super().__init__()
         from carioca_env.actions import ActionKind
 
-        self.base = base
-        self.weights = nn.Parameter(torch.full((len(PRIOR_WEIGHTS),), INITIAL_WEIGHT))
         sizes = [b - a for a, b in spec["pieces"]]
         self.width = sum(sizes)
+        self.reads_advice = bool(spec.get("base_reads_advice", True))
+        if not self.reads_advice:
+            # the same layer and initialization as sb3's (orthogonal, gain 0.01), narrower
+            base = nn.Linear(base.in_features - self.width, base.out_features)
+            nn.init.orthogonal_(base.weight, gain=0.01)
+            nn.init.zeros_(base.bias)
+        self.base = base
+        self.weights = nn.Parameter(torch.full((len(PRIOR_WEIGHTS),), INITIAL_WEIGHT))
         self.splits = sizes
         t = _index_tables(int(spec["players"]))
         for name in ("levels", "kinds", "lay", "swap"):
@@ -186,4 +197,4 @@ class AdvicePriorHead(nn.Module):
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
         """The logits of a batch of actor latents (the advice pieces last)."""
         prior = torch.einsum("k,bka->ba", self.weights, self.scores(latent[:, -self.width:]))
-        return self.base(latent) + prior
+        return self.base(latent if self.reads_advice else latent[:, :-self.width]) + prior

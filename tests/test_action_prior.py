@@ -32,6 +32,11 @@ def _model(players: int = 2, **kw):
                                      card_head=True, action_prior=True, **kw))
 
 
+def _head(spec: dict) -> AdvicePriorHead:
+    """A head for scoring only (its layer's input: one value, then the advice)."""
+    return AdvicePriorHead(torch.nn.Linear(1 + prior_width(spec), action_table(spec["players"]).size), spec)
+
+
 def _advice(obs: np.ndarray, spec: dict) -> torch.Tensor:
     return torch.as_tensor(np.concatenate([obs[a:b] for a, b in spec["pieces"]]))[None]
 
@@ -42,7 +47,7 @@ def test_the_prior_scores_the_heuristics_move_highest_in_every_kind_of_decision(
     included), the heuristic's action id has the highest score of its kind's row among
     the legal ids, and that score is positive."""
     spec = action_prior_spec(players, "advice_play")
-    head = AdvicePriorHead(torch.nn.Identity(), spec)
+    head = _head(spec)
     table = action_table(players)
     row = {k: PRIOR_WEIGHTS.index(v) for k, v in ROW.items()}
     seen: Counter = Counter()
@@ -75,7 +80,7 @@ def test_the_prior_scores_the_heuristics_move_highest_in_every_kind_of_decision(
 
 def test_an_opening_meld_is_scored_only_when_all_its_cards_are_advised() -> None:
     spec = action_prior_spec(2, "advice_play")
-    head = AdvicePriorHead(torch.nn.Identity(), spec)
+    head = _head(spec)
     table = action_table(2)
     sizes = dict(zip(PRIOR_PIECES, (b - a for a, b in spec["pieces"])))
     advice = torch.zeros(1, prior_width(spec))
@@ -124,9 +129,22 @@ def test_fresh_weights_and_every_logit_path_agree() -> None:
     with torch.no_grad():
         head.weights.zero_()
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(t, policy.pi_features_extractor))
-        assert torch.allclose(head(latent), head.base(latent))
+        plain = head.base(latent[:, :-head.width])  # the layer does not read the advice itself
+        assert torch.allclose(head(latent), plain)
         head.weights.fill_(3.0)
-        assert not torch.allclose(head(latent), head.base(latent))
+        assert not torch.allclose(head(latent), plain)
+
+
+def test_the_first_prior_models_keep_their_wider_action_layer() -> None:
+    """A spec without ``base_reads_advice`` (the first shipped prior models) keeps sb3's
+    layer over the whole latent; a new spec's layer leaves the advice to the prior."""
+    spec = action_prior_spec(2, "advice_play")
+    wide = torch.nn.Linear(100 + prior_width(spec), 7)
+    old = AdvicePriorHead(wide, {k: v for k, v in spec.items() if k != "base_reads_advice"})
+    new = AdvicePriorHead(wide, spec)
+    assert old.base is wide
+    assert new.base.in_features == 100 and new.base.out_features == 7
+    assert not new.reads_advice and old.reads_advice
 
 
 def test_the_prior_is_trained_saved_loaded_and_compacted_with_the_model(tmp_path: Path) -> None:
