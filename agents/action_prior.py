@@ -48,7 +48,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from carioca_env.cards import JOKER, NUM_CARD_TYPES
+from carioca_env.cards import NUM_CARD_TYPES
 
 #: The observation pieces the prior reads, in the order the latent carries them.
 PRIOR_PIECES = ("advice_take", "advice_best", "advice_discard", "advice_play", "advice_target", "advice_slot")
@@ -103,7 +103,7 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
     module docstring): id ranges, each opening meld's copies per card type and kind, and
     each lay-off's and swap's (card, target, slot)."""
     from carioca_env.actions import LAYOFF_SLOTS, SWAP_SLOTS, ActionKind, action_table
-    from carioca_env.melds import MeldKind
+    from carioca_env.planning import PLAY_TARGETS_PER_SEAT, opening_slot
 
     table = action_table(num_players)
     melds = table.open_melds
@@ -113,21 +113,16 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
         for c in set(meld.cards):
             for k in range(meld.cards.count(c)):
                 levels[k * NUM_CARD_TYPES + c, m] = 1.0
-        if meld.kind is MeldKind.TRIO:
-            kinds[m, 0] = 1.0
-        elif meld.cards[0] == JOKER:
-            kinds[m, 1] = 1.0
-        elif meld.cards[-1] == JOKER:
-            kinds[m, 2] = 1.0
-        else:
-            kinds[m, 3] = 1.0
+        slot = opening_slot(meld)
+        kinds[m, 3 if slot is None else slot] = 1.0
     out: dict[str, np.ndarray] = {"levels": levels, "kinds": kinds}
     for name, kind, slots, offset in (("lay", ActionKind.LAY_OFF, LAYOFF_SLOTS, 0),
                                       ("swap", ActionKind.SWAP, SWAP_SLOTS, 1)):
         rows = []
         for a in table.ranges[kind]:
             d = table.decode(a)
-            rows.append((d.card, d.rel_seat * 3 + d.index, offset + slots.index(d.end)))
+            # the target's index in advice_target, laid out as the encoder lays it out
+            rows.append((d.card, d.rel_seat * PLAY_TARGETS_PER_SEAT + d.index, offset + slots.index(d.end)))
         out[name] = np.array(rows, dtype=np.int64)
     out["ranges"] = np.array([[table.ranges[k].start, table.ranges[k].stop] for k in ActionKind], dtype=np.int64)
     return out
@@ -162,8 +157,7 @@ class AdvicePriorHead(nn.Module):
         t = _index_tables(int(spec["players"]))
         for name in ("levels", "kinds", "lay", "swap"):
             self.register_buffer(name, torch.as_tensor(t[name]), persistent=False)
-        r = {k: (int(t["ranges"][k][0]), int(t["ranges"][k][1])) for k in ActionKind}
-        self.ranges = r
+        self.ranges = {k: (int(t["ranges"][k][0]), int(t["ranges"][k][1])) for k in ActionKind}
         self.num_actions = int(t["ranges"][-1][1])
 
     def scores(self, advice: torch.Tensor) -> torch.Tensor:

@@ -206,6 +206,18 @@ def encode_advice(view: PlayerView, choosing_opening: bool = False) -> np.ndarra
     return out
 
 
+def opening_slot(meld: Meld) -> int | None:
+    """The ``advice_slot`` flag of an opening meld: 0 a trio, 1 or 2 a run with its joker
+    at the low or high end, ``None`` any other run (its cards say where each card goes)."""
+    if meld.kind is MeldKind.TRIO:
+        return 0
+    if meld.cards[0] == JOKER:
+        return 1
+    if meld.cards[-1] == JOKER:
+        return 2
+    return None
+
+
 def encode_advice_play(view: PlayerView, pending: Sequence[Meld] = ()) -> np.ndarray:
     """The ``advice_play`` piece of ``view``'s seat (:func:`advice_play_size` float32 values
     in [0, 1]; ``pending``: the opening melds chosen so far): zeros unless the seat is to
@@ -222,12 +234,9 @@ def encode_advice_play(view: PlayerView, pending: Sequence[Meld] = ()) -> np.nda
         if isinstance(choice, Meld):
             for c in set(choice.cards):
                 out[c] = max(out[c], choice.cards.count(c) / 2.0)
-            if choice.kind is MeldKind.TRIO:
-                out[slot0] = 1.0
-            elif choice.cards[0] == JOKER:
-                out[slot0 + 1] = 1.0
-            elif choice.cards[-1] == JOKER:
-                out[slot0 + 2] = 1.0
+            slot = opening_slot(choice)
+            if slot is not None:
+                out[slot0 + slot] = 1.0
             continue
         out[choice.card] = 1.0
         rel = (choice.owner - view.seat) % n

@@ -100,9 +100,11 @@ def test_an_opening_meld_is_scored_only_when_all_its_cards_are_advised() -> None
     # a meld with two copies of one card is not covered by one advised copy
     double = Meld.trio(8, (0, 0, 1))
     assert cover[o0 + table.meld_id[double]] == 0
-    # the slot says trio: a run is never scored by open_slot
+    # the slot says trio: the trio's kind matches it, a run with an end joker would not
     slot_scores = scores[PRIOR_WEIGHTS.index("open_slot")]
     assert slot_scores[o0 + table.meld_id[trio]] == 1
+    advice[0, slot0], advice[0, slot0 + 1] = 0.0, 1.0  # now: a run with its joker low
+    assert head.scores(advice)[0, PRIOR_WEIGHTS.index("open_slot"), o0 + table.meld_id[trio]] == 0
 
 
 def test_fresh_weights_and_every_logit_path_agree() -> None:
