@@ -135,6 +135,14 @@ class ImitateConfig:
                 **({"action_prior": True} if self.action_prior else {}), "epochs": self.epochs,
                 "batch_size": self.batch_size, "learning_rate": self.learning_rate, "vf_coef": self.vf_coef}
 
+    def network_settings(self) -> dict[str, Any]:
+        """The ``carioca train`` settings of the network this run trains (its card's
+        ``settings``; ``build_model`` builds from them): the optional heads only when on."""
+        return {"net_arch": list(self.net_arch), "gamma": self.gamma, "reward_scale": self.reward_scale,
+                "max_turns": self.max_turns, "features": self.features,
+                **({"card_head": 1} if self.card_head else {}),
+                **({"action_prior": 1} if self.action_prior else {})}
+
     def to_json(self) -> dict[str, Any]:
         """Every option (for the model card)."""
         d = asdict(self)

@@ -29,11 +29,7 @@ def build_model(config: ImitateConfig) -> Any:
 
     tc = TrainConfig(contract=config.contract, players=config.players, opponents=("random",), n_envs=1,
                      seed=derive_seed(config.seed, "network") % (2**31),
-                     settings={"net_arch": list(config.net_arch), "gamma": config.gamma,
-                               "reward_scale": config.reward_scale, "max_turns": config.max_turns,
-                               "features": config.features, "card_head": int(config.card_head),
-                               "action_prior": int(config.action_prior)},
-                     tensorboard=False)
+                     settings=config.network_settings(), tensorboard=False)
     return make_model(make_env(tc), tc)
 
 
