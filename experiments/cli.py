@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("experiments.replay", "replay and check a saved game record"),
     "train": ("experiments.train", "train a MaskablePPO agent"),
     "imitate": ("experiments.imitate.cli", "train a policy by imitating a teacher agent (DAgger), for --init"),
+    "improve": ("experiments.improve.cli", "improve an imitation model from rollout advantages over its teacher"),
     "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
     "serve": ("experiments.web.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
     "sweep": ("experiments.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),

@@ -81,6 +81,10 @@ BAD_COMMANDS = [
     ("tournament --quick --no-progress --out {a_file}/sub", None, ["a_file"]),
     ("train --steps 10 --out {a_file}/sub", None, ["a_file"]),
     ("train-all --quick --out {a_file}/sub", None, ["a_file"]),
+    ("improve --contract 9 --out {folder}/r", 2, ["--contract must be an integer 1..7", "9"]),
+    ("improve --reshuffles 0 --out {folder}/r", 2, ["--reshuffles must be an integer >= 1", "0"]),
+    ("improve --init {folder}/missing --out {folder}/r", 2, ["--init", "no model file"]),
+    ("improve --init contract1 --contract 2 --out {folder}/r", 2, ["--init contract1", "not on contract 2"]),
     ("nosuchcommand", 2, ["invalid choice"]),
 ]
 

@@ -115,8 +115,14 @@ class DataFolder:
     """A data folder: its manifest header (``meta``) and finished shards.
 
     Opening a folder whose manifest has another header refuses it (the data of another
-    run must not be mixed in); an empty folder starts a manifest with ``meta``.
+    run must not be mixed in); an empty folder starts a manifest with ``meta``.  The
+    class attributes name the format; another shard format (the rollout advantages of
+    :mod:`experiments.improve.data`) is a subclass that sets its own.
     """
+
+    FORMAT: str = DATA_FORMAT
+    VERSION: int = DATA_VERSION
+    COLUMNS: tuple[str, ...] = COLUMNS
 
     def __init__(self, path: str | Path, meta: dict[str, Any]) -> None:
         self.path = Path(path)
@@ -128,8 +134,8 @@ class DataFolder:
                 doc = json.loads(mf.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise DatasetError(f"{mf} is unreadable ({exc}); move the folder away or pass --overwrite") from None
-            if not isinstance(doc, dict) or doc.get("format") != DATA_FORMAT or doc.get("version") != DATA_VERSION:
-                raise DatasetError(f"{mf} is not a version-{DATA_VERSION} {DATA_FORMAT} manifest")
+            if not isinstance(doc, dict) or doc.get("format") != self.FORMAT or doc.get("version") != self.VERSION:
+                raise DatasetError(f"{mf} is not a version-{self.VERSION} {self.FORMAT} manifest")
             diffs = [f"{k}: the folder has {doc['meta'].get(k)!r}, this run has {v!r}"
                      for k, v in self.meta.items() if doc.get("meta", {}).get(k) != v]
             if diffs:
@@ -141,7 +147,7 @@ class DataFolder:
         """Whether shard ``name`` is finished."""
         return any(s["file"] == name for s in self.shards)
 
-    def write(self, name: str, rows: Rows, **info: Any) -> None:
+    def write(self, name: str, rows: Any, **info: Any) -> None:
         """Write shard ``name`` (atomically) and list it in the manifest."""
         buf = io.BytesIO()
         np.savez_compressed(buf, **rows.arrays())
@@ -152,7 +158,7 @@ class DataFolder:
         self._save()
 
     def _save(self) -> None:
-        doc = {"format": DATA_FORMAT, "version": DATA_VERSION, "meta": self.meta, "shards": self.shards}
+        doc = {"format": self.FORMAT, "version": self.VERSION, "meta": self.meta, "shards": self.shards}
         _atomic_write(self.path / "manifest.json", (json.dumps(doc, indent=1) + "\n").encode())
 
     def load(self, split: str, iterations: Sequence[int] | None = None) -> dict[str, np.ndarray]:
@@ -165,14 +171,15 @@ class DataFolder:
         for s in self.shards:
             if s["split"] != split or (iterations is not None and s["iteration"] not in iterations):
                 continue
-            parts.append(read_shard(self.path / s["file"], s.get("sha256")))
+            parts.append(read_shard(self.path / s["file"], s.get("sha256"), self.COLUMNS))
         if not parts:
             return {}
-        return {k: np.concatenate([p[k] for p in parts]) for k in COLUMNS}
+        return {k: np.concatenate([p[k] for p in parts]) for k in self.COLUMNS}
 
 
-def read_shard(path: str | Path, sha256: str | None = None) -> dict[str, np.ndarray]:
-    """One shard's arrays, checked against its manifest hash when given.
+def read_shard(path: str | Path, sha256: str | None = None,
+               columns: Sequence[str] = COLUMNS) -> dict[str, np.ndarray]:
+    """One shard's arrays (``columns``), checked against its manifest hash when given.
 
     Raises:
         DatasetError: missing, changed or unreadable.
@@ -186,7 +193,7 @@ def read_shard(path: str | Path, sha256: str | None = None) -> dict[str, np.ndar
         raise DatasetError(f"shard {p} changed since it was written (hash mismatch); delete it and rerun")
     try:
         with np.load(io.BytesIO(data)) as z:
-            out = {k: z[k] for k in COLUMNS}
+            out = {k: z[k] for k in columns}
     except Exception as exc:  # noqa: BLE001 - zip, pickle or key errors: all mean corrupt
         raise DatasetError(f"shard {p} is corrupt: {type(exc).__name__}: {exc}") from None
     return out

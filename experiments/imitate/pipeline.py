@@ -96,11 +96,19 @@ def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out
              workers: int = 1) -> dict[str, Any]:
     """Duplicate tournament of ``ppo:model_path`` against the teacher on the run's contracts
     (``decks`` per contract, tournament ``seed``): means, paired difference and its 95% interval."""
+    return strength_against(model_path, config.teacher, config.players, config.deals, config.max_turns, decks,
+                            seed, out, workers)
+
+
+def strength_against(model_path: Path, opponent: str, players: int, contracts: tuple[int, ...], max_turns: int,
+                     decks: int, seed: int, out: Path, workers: int = 1) -> dict[str, Any]:
+    """Duplicate tournament of ``ppo:model_path`` against ``opponent`` on ``contracts``
+    (``decks`` per contract, tournament ``seed``): means, paired difference and its 95%
+    interval (negative: the model pays less)."""
     from experiments.tournament import TournamentConfig, run_tournament
 
-    contracts = config.deals
-    tc = TournamentConfig(agents=(f"imitated=ppo:{model_path}", f"teacher={config.teacher}"), players=config.players,
-                          contracts=contracts, decks=decks, seed=seed, max_turns=config.max_turns)
+    tc = TournamentConfig(agents=(f"imitated=ppo:{model_path}", f"teacher={opponent}"), players=players,
+                          contracts=contracts, decks=decks, seed=seed, max_turns=max_turns)
     summary = run_tournament(tc, out, workers=workers, progress=False, overwrite=True, write_summary=True,
                              log=lambda m: None)
     group = "all" if len(contracts) > 1 else str(contracts[0])
@@ -108,7 +116,7 @@ def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out
     pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"imitated", "teacher"})
     sign = 1.0 if pair.agent_x == "imitated" else -1.0
     lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
-    return {"opponent": config.teacher, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
+    return {"opponent": opponent, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
             "deals": summary.deals_played, "imitated_mean": me.mean_penalty, "teacher_mean": them.mean_penalty,
             "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi}
 
