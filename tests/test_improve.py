@@ -187,6 +187,30 @@ def test_a_tiny_run_writes_a_card_a_curve_and_a_model_that_plays_legal_moves(imp
         game.apply(move)
 
 
+def test_the_advantage_table_averages_each_alternative_of_each_kind(improved: Path) -> None:
+    import csv
+
+    from experiments.improve.report import advantage_table
+
+    folder = AdvantageFolder(improved / "data", {})
+    train = folder.load("train")
+    rows = advantage_table(train, 2)
+    with open(improved / "advantages.csv", newline="") as fh:
+        written = list(csv.DictReader(fh))
+    assert [(r["kind"], int(r["alternative"]), int(r["n"])) for r in written] == \
+        [(r["kind"], r["alternative"], r["n"]) for r in rows]
+    table = action_table(2)
+    valued = np.flatnonzero((train["cand"] >= 0).sum(1) > 1)
+    kinds = {k: [i for i in valued if table.to_move(int(train["cand"][i, 0]), int(train["seat"][i])).kind.name == k]
+             for k in {r["kind"] for r in rows}}
+    assert {"DISCARD", "DRAW_STOCK"} <= set(kinds)
+    for r in rows:
+        sel = [i for i in kinds[r["kind"]] if train["cand"][i, r["alternative"]] >= 0]
+        assert r["n"] == len(sel)
+        assert r["mean"] == pytest.approx(float(np.mean(train["adv"][sel, r["alternative"]])))
+        assert r["half"] > 0 or r["n"] < 3
+
+
 def test_data_is_the_same_byte_for_byte_with_two_workers_and_after_a_lost_shard(improved: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
     run_improvement(ImproveConfig(**{**TINY, "epochs": 1}), again, workers=2, progress=False, log=lambda m: None)

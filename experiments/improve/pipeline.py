@@ -5,6 +5,9 @@
 - ``data/``: the labelled rows of the teacher's games (:mod:`experiments.improve.data`),
   training and held-out;
 - ``learner/epoch<e>.zip``: the policy after epoch ``e`` (full MaskablePPO state);
+- ``advantages.csv``: the teacher's distance from one-step optimal on the training data,
+  the mean advantage of each alternative per kind of decision
+  (:mod:`experiments.improve.report`);
 - ``improve.csv``: per epoch (epoch 0 is the starting model), the losses and the
   held-out measures of :func:`experiments.improve.learn.captured`;
 - ``model.zip``, ``model.json``: the epoch with the highest held-out gain (the starting
@@ -32,6 +35,7 @@ import numpy as np
 from experiments.improve.config import ImproveConfig, ImproveError, derive_seed
 from experiments.improve.data import AdvantageFolder, generate
 from experiments.improve.learn import captured, fit_epoch
+from experiments.improve.report import advantage_table, format_advantage_table
 from experiments.progress import progress_bar
 
 CURVE_COLUMNS = ("epoch", "train_rows", "valued_rows", "pair_loss", "anchor_loss", "heldout_rows", "gain",
@@ -47,12 +51,18 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
+    _write_rows(path, sorted(rows, key=lambda r: r["epoch"]), CURVE_COLUMNS)
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...] | None = None) -> None:
+    """``rows`` as a CSV file (floats to 5 decimals), written atomically."""
     from experiments.train.files import _atomic_write
 
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(CURVE_COLUMNS), lineterminator="\n", extrasaction="ignore")
+    w = csv.DictWriter(buf, fieldnames=list(columns or (rows[0] if rows else ())), lineterminator="\n",
+                       extrasaction="ignore")
     w.writeheader()
-    for r in sorted(rows, key=lambda r: r["epoch"]):
+    for r in rows:
         w.writerow({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()})
     _atomic_write(path, buf.getvalue().encode())
 
@@ -137,6 +147,11 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
         num_actions = layout["action_size"]
         n = len(train["action"])
         valued = int(((train["cand"] >= 0).sum(1) > 1).sum())
+        if not (out / "advantages.csv").exists():
+            table = advantage_table(train, players)
+            _write_rows(out / "advantages.csv", table)
+            say("[improve] the teacher's alternatives on the training decisions (rollout advantage, points):\n"
+                + format_advantage_table(table))
         curve = _read_curve(out / "improve.csv")
         if not any(r["epoch"] == 0 for r in curve):
             curve.append({"epoch": 0, "train_rows": n, "valued_rows": valued, "pair_loss": float("nan"),
