@@ -263,6 +263,14 @@ def test_bad_options_are_refused_with_the_option_named(kw: dict, words: str) -> 
         ImproveConfig(**{**TINY, **kw})
 
 
+@pytest.mark.parametrize("teacher, words", [("greedy", "does not rank them"), ("bogus", "cannot build agent")])
+def test_a_teacher_that_cannot_give_candidates_is_refused_before_anything_is_written(
+        tmp_path: Path, teacher: str, words: str) -> None:
+    with pytest.raises(ImproveError, match=words):
+        run_improvement(ImproveConfig(**{**TINY, "teacher": teacher}), tmp_path / "x", progress=False)
+    assert not (tmp_path / "x").exists()
+
+
 def test_a_data_folder_of_another_run_is_refused(improved: Path, tmp_path: Path) -> None:
     with pytest.raises(ImproveError, match="another run"):
         run_improvement(ImproveConfig(**{**TINY, "reshuffles": 2}), improved, progress=False, log=lambda m: None)

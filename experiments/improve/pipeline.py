@@ -91,6 +91,24 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
     return model, card, path
 
 
+def _check_teacher(spec: str) -> None:
+    """The teacher must build and rank its discards (the candidates come from its ranking).
+
+    Raises:
+        ImproveError: it does not.
+    """
+    from agents.registry import make_agent
+
+    try:
+        teacher = make_agent(spec, 0)
+    except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
+        raise ImproveError(f"--teacher: cannot build agent {spec!r}: {exc}") from None
+    if not callable(getattr(teacher, "ranked_discards", None)):
+        raise ImproveError(f"--teacher {spec}: the candidates are the teacher's next-best discards, and "
+                           f"{type(teacher).__name__} does not rank them (it has no ranked_discards); "
+                           f"use an agent that does, such as heuristic")
+
+
 def _load_epoch(path: Path) -> Any:
     from sb3_contrib import MaskablePPO
 
@@ -122,6 +140,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     if start_card.get("deals") not in (None, [config.contract], list(range(1, 8))):
         raise ImproveError(f"--init {config.init} was trained on deals {start_card.get('deals')}, "
                            f"not on contract {config.contract}: give that contract's model or a full-game one")
+    _check_teacher(config.teacher)
     check_writable(out)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
