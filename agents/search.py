@@ -149,15 +149,7 @@ class SearchAgent:
 
     def candidates(self, view: PlayerView, legal: Sequence[Move]) -> list[Move]:
         """The moves worth searching, the heuristic's preferred one first."""
-        kinds = {m.kind for m in legal}
-        if MoveKind.DRAW_STOCK in kinds or MoveKind.DRAW_DISCARD in kinds:
-            choice = self.guide.act(view, legal)
-            return [choice] + [m for m in legal if m != choice]
-        choice = self.guide.act(view, legal)
-        if choice.kind is not MoveKind.DISCARD:
-            return [choice]  # open / lay off / swap: the heuristic's move
-        ranked = self.guide.ranked_discards(view, legal)[: self.top]
-        return [choice] + [m for m in ranked if m != choice][: self.top - 1]
+        return candidate_moves(self.guide, view, legal, self.guide.act(view, legal), self.top)
 
     def evaluate(self, view: PlayerView, candidates: list[Move]) -> list[list[float]]:
         """Rollout values of each candidate, one per shared determinization, in order
@@ -191,18 +183,41 @@ class SearchAgent:
 
     def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
         """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""
-        n = game.num_players
-        policies = self.policies[:n]
-        for s, p in enumerate(policies):
-            p.reset(policy_seed + s)
-        limit = len(game.moves) + 4 * self.max_turns  # a turn is a few moves
-        while not game.game_over and len(game.moves) < limit:
-            legal = game.legal_moves()
-            s = game.current
-            game.apply(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal))
-        if game.game_over:
-            scores = game.deal_results[-1].scores
-        else:  # cut off: what each seat would pay now
-            scores = tuple(hand_penalty(game.hands[s]) for s in range(n))
-        others = (sum(scores) - scores[seat]) / (n - 1)
-        return others - scores[seat]
+        return rollout_value(game, seat, self.policies, policy_seed, 4 * self.max_turns)  # a turn is a few moves
+
+
+def candidate_moves(guide: HeuristicAgent, view: PlayerView, legal: Sequence[Move], choice: Move,
+                    top: int) -> list[Move]:
+    """The moves worth valuing at a decision, ``guide``'s ``choice`` first: in the draw
+    phase both draws; for a discard the ``top`` discards ``guide`` ranks best (the rest
+    are never better by its own reckoning and would cost rollouts); otherwise (an
+    opening, a lay-off, a swap: it opens as soon as it can and sheds all it can) the
+    choice alone."""
+    if choice.kind in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD):
+        return [choice] + [m for m in legal if m != choice]
+    if choice.kind is not MoveKind.DISCARD:
+        return [choice]
+    ranked = guide.ranked_discards(view, legal)[:top]
+    return [choice] + [m for m in ranked if m != choice][: top - 1]
+
+
+def rollout_value(game: Game, seat: int, policies: Sequence[Agent], policy_seed: int, max_moves: int) -> float:
+    """Play ``game`` (a one-deal game) to its end with ``policies`` in the seats (each reset
+    with ``policy_seed + seat``); the mean penalty of the other seats minus ``seat``'s.
+
+    A rollout still running after ``max_moves`` more moves is scored by the penalties of
+    the hands it reached (what each seat would pay now).
+    """
+    n = game.num_players
+    for s in range(n):
+        policies[s].reset(policy_seed + s)
+    limit = len(game.moves) + max_moves
+    while not game.game_over and len(game.moves) < limit:
+        legal = game.legal_moves()
+        s = game.current
+        game.apply(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal))
+    if game.game_over:
+        scores = game.deal_results[-1].scores
+    else:
+        scores = tuple(hand_penalty(game.hands[s]) for s in range(n))
+    return (sum(scores) - scores[seat]) / (n - 1) - scores[seat]

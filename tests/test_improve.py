@@ -19,7 +19,8 @@ from carioca_env.observation import encode_observation
 from experiments.imitate.dataset import read_shard, unpack_masks
 from experiments.improve import ImproveConfig, ImproveError, run_improvement
 from experiments.improve.data import AdvantageFolder
-from experiments.improve.labels import COLUMNS, AdvantageRows, advantages, candidate_moves, label_game
+from agents.search import candidate_moves
+from experiments.improve.labels import COLUMNS, AdvantageRows, advantages, label_game
 from experiments.improve.learn import choice_measures, losses
 
 TINY = dict(init="contract1", contract=1, games=4, heldout_games=2, reshuffles=1, top=3, epochs=2, shard_games=2,

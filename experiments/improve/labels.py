@@ -40,9 +40,10 @@ import numpy as np
 
 from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
-from carioca_env.cards import hand_penalty
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
+
+from agents.search import candidate_moves, rollout_value
 
 #: Columns of a labelled shard (see :mod:`experiments.improve.data`).
 COLUMNS = ("obs", "mask", "action", "cand", "adv", "seat", "game_seed", "game", "step", "deal")
@@ -84,42 +85,6 @@ class AdvantageRows:
         }
 
 
-def rollout_value(game: Game, seat: int, policies: Sequence[Any], policy_seed: int, max_moves: int) -> float:
-    """Play ``game`` (a one-deal game) to its end with ``policies`` in the seats (each reset
-    with ``policy_seed + seat``); the mean penalty of the other seats minus ``seat``'s.
-
-    A rollout still running after ``max_moves`` more moves is scored by the penalties of
-    the hands it reached.
-    """
-    n = game.num_players
-    for s in range(n):
-        policies[s].reset(policy_seed + s)
-    limit = len(game.moves) + max_moves
-    while not game.game_over and len(game.moves) < limit:
-        legal = game.legal_moves()
-        s = game.current
-        game.apply(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal))
-    if game.game_over:
-        scores = game.deal_results[-1].scores
-    else:
-        scores = tuple(hand_penalty(game.hands[s]) for s in range(n))
-    return (sum(scores) - scores[seat]) / (n - 1) - scores[seat]
-
-
-def candidate_moves(teacher: Any, view: Any, legal: Sequence[Move], choice: Move, top: int) -> list[Move]:
-    """The moves valued at this decision, the teacher's ``choice`` first; one move when the
-    decision is not a draw or discard with a choice (openings, lay-offs and swaps follow
-    the teacher)."""
-    if len(legal) < 2:
-        return [choice]
-    if choice.kind in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD):
-        return [choice] + [m for m in legal if m != choice][: top - 1]
-    if choice.kind is not MoveKind.DISCARD:
-        return [choice]
-    ranked = teacher.ranked_discards(view, legal)
-    return [choice] + [m for m in ranked if m != choice][: top - 1]
-
-
 def advantages(game: Game, seat: int, candidates: Sequence[Move], policies: Sequence[Any], reshuffles: int,
                rng: random.Random, max_moves: int) -> list[float]:
     """Each candidate's mean rollout value minus the first's, over ``reshuffles`` shuffles
@@ -157,7 +122,7 @@ def label_game(players: int, contract: int, game_seed: int, game_index: int, fea
         view = game.view(seat)
         choice = legal[0] if len(legal) == 1 else teachers[seat].act(view, legal)
         if len(legal) > 1:
-            cands = candidate_moves(teachers[seat], view, legal, choice, top)
+            cands = candidate_moves(teachers[seat], view, legal, choice, top)  # the search agent's candidates
             adv = [0.0]
             if len(cands) > 1:
                 adv = advantages(game, seat, cands, policies, reshuffles, rng, max_moves)
