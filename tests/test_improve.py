@@ -240,7 +240,7 @@ def test_a_resumed_fit_ends_with_the_same_weights(improved: Path, tmp_path: Path
     import shutil
 
     from agents.ppo_agent import masked_logits
-    from experiments.improve.pipeline import _load_epoch
+    from experiments.improve.pipeline import load_model_file
 
     again = tmp_path / "resumed"
     shutil.copytree(improved / "data", again / "data")
@@ -248,7 +248,7 @@ def test_a_resumed_fit_ends_with_the_same_weights(improved: Path, tmp_path: Path
     (again / "model.zip").unlink()
     (again / "model.json").unlink()
     run_improvement(ImproveConfig(**TINY), again, progress=False, log=lambda m: None)  # epoch 2 from epoch 1's file
-    a, b = _load_epoch(improved / "learner" / "epoch2.zip"), _load_epoch(again / "learner" / "epoch2.zip")
+    a, b = load_model_file(improved / "learner" / "epoch2.zip"), load_model_file(again / "learner" / "epoch2.zip")
     obs = read_shard(improved / "data" / "heldout-0.npz", columns=COLUMNS)["obs"][:5]
     for o in obs:
         assert np.array_equal(masked_logits(a, o), masked_logits(b, o))

@@ -35,7 +35,6 @@ from __future__ import annotations
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 from experiments.imitate.dataset import DataFolder
 from experiments.improve.config import ImproveConfig, derive_seed
@@ -55,11 +54,10 @@ class AdvantageFolder(DataFolder):
     VERSION = ADVANTAGE_VERSION
     COLUMNS = COLUMNS
 
-    def write(self, name: str, rows: Any, **info: Any) -> None:
-        """Write shard ``name`` and keep the manifest in (split, index) order."""
-        super().write(name, rows, **info)
+    def _save(self) -> None:
+        """Write the manifest with its shards in (split, index) order."""
         self.shards.sort(key=lambda s: (s["split"], s["index"]))
-        self._save()
+        super()._save()
 
 
 def shard_name(split: str, index: int) -> str:

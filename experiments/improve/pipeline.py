@@ -73,7 +73,7 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
     Raises:
         ImproveError: no such model, or a model whose card does not fit this code.
     """
-    from agents.ppo_agent import ModelLoadError, _rng_preserved, check_card, read_card, resolve_model_path
+    from agents.ppo_agent import ModelLoadError, check_card, read_card, resolve_model_path
 
     try:
         path = resolve_model_path(init)
@@ -84,11 +84,7 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
         check_card(card, str(path))
     except ModelLoadError as exc:
         raise ImproveError(f"--init: {exc}") from None
-    from sb3_contrib import MaskablePPO
-
-    with _rng_preserved():
-        model = MaskablePPO.load(str(path), device="cpu")
-    return model, card, path
+    return load_model_file(path), card, path
 
 
 def _check_teacher(spec: str) -> None:
@@ -109,7 +105,9 @@ def _check_teacher(spec: str) -> None:
                            f"use an agent that does, such as heuristic")
 
 
-def _load_epoch(path: Path) -> Any:
+def load_model_file(path: Path) -> Any:
+    """A fresh MaskablePPO from ``path`` (its own copy, with its optimizer state; the global
+    random generators are left as they were)."""
     from sb3_contrib import MaskablePPO
 
     from agents.ppo_agent import _rng_preserved
@@ -180,7 +178,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
         done = [e for e in range(1, config.epochs + 1) if (out / "learner" / f"epoch{e}.zip").exists()]
         last = max(done, default=0)
         if last:  # resume after the last finished epoch
-            model = _load_epoch(out / "learner" / f"epoch{last}.zip")
+            model = load_model_file(out / "learner" / f"epoch{last}.zip")
         for e in range(last + 1, config.epochs + 1):
             ckpt = out / "learner" / f"epoch{e}.zip"
             bar = progress_bar(total=n, unit="row", desc=f"fit epoch {e}", enabled=progress, file=sys.stderr)
@@ -204,7 +202,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
         else:
             best = max(curve, key=lambda r: (r["gain"], -r["epoch"]))
             chosen = start_path if best["epoch"] == 0 else out / "learner" / f"epoch{best['epoch']}.zip"
-            best_model = _load_epoch(chosen)
+            best_model = load_model_file(chosen)
             card = model_card(
                 players, features=features, contract=config.contract, deals=[config.contract], steps=0,
                 seed=config.seed, command=command or f"experiments.improve.pipeline.run_improvement({config.to_json()})",
