@@ -85,6 +85,7 @@ BAD_COMMANDS = [
     ("improve --reshuffles 0 --out {folder}/r", 2, ["--reshuffles must be an integer >= 1", "0"]),
     ("improve --init {folder}/missing --out {folder}/r", 2, ["--init", "no model file"]),
     ("improve --init contract1 --contract 2 --out {folder}/r", 2, ["--init contract1", "not on contract 2"]),
+    ("improve --workers 0 --out {folder}/r", 2, ["--workers", "expected an integer >= 1, got 0"]),
     ("nosuchcommand", 2, ["invalid choice"]),
 ]
 

@@ -20,7 +20,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from experiments.improve.config import ImproveConfig, ImproveError
+from experiments.argtypes import int_at_least
+from experiments.improve.config import ImproveConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,10 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--shard-games", type=int, default=d.shard_games, help=f"games per data shard (default {d.shard_games})")
     r = parser.add_argument_group("running")
     r.add_argument("--out", type=Path, help="run folder (default runs/improve-c<K>-<init name>-s<seed>)")
-    r.add_argument("--workers", type=int, default=1, help="processes labelling data and playing the tournament (default 1)")
-    r.add_argument("--strength-decks", type=int, default=0,
+    r.add_argument("--workers", type=int_at_least(1), default=1, help="processes labelling data and playing the tournament (default 1)")
+    r.add_argument("--strength-decks", type=int_at_least(0), default=0,
                    help="then a duplicate tournament against the teacher on this many decks (default 0)")
-    r.add_argument("--strength-seed", type=int, default=7, help="tournament seed of that tournament (default 7)")
+    r.add_argument("--strength-seed", type=int_at_least(0), default=7, help="tournament seed of that tournament (default 7)")
     r.add_argument("--overwrite", action="store_true", help="delete the run in --out first")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -78,9 +79,6 @@ def run(args: argparse.Namespace) -> int:
     from experiments.train import command_line
 
     config = config_from_args(args)
-    for name, low in (("strength_decks", 0), ("strength_seed", 0), ("workers", 1)):
-        if getattr(args, name) < low:
-            raise ImproveError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {getattr(args, name)}")
     out = args.out or Path("runs") / f"improve-c{config.contract}-{Path(config.init).stem}-s{config.seed}"
     if args.overwrite and out.exists():
         for name in ("data", "learner", "strength", "improve.csv", "state.json", "model.zip", "model.json"):
