@@ -86,6 +86,7 @@ BAD_COMMANDS = [
     ("improve --init {folder}/missing --out {folder}/r", 2, ["--init", "no model file"]),
     ("improve --init contract1 --contract 2 --out {folder}/r", 2, ["--init contract1", "not on contract 2"]),
     ("improve --workers 0 --out {folder}/r", 2, ["--workers", "expected an integer >= 1, got 0"]),
+    ("improve --opponents bogus --out {folder}/r", 2, ["--opponents: cannot build agent 'bogus'"]),
     ("nosuchcommand", 2, ["invalid choice"]),
 ]
 

@@ -69,7 +69,7 @@ def test_labelled_rows_hold_the_seats_observation_and_legal_distinct_candidates(
     rows = AdvantageRows(top=3)
     teachers = [HeuristicAgent(11), HeuristicAgent(12)]
     policies = [HeuristicAgent(0), HeuristicAgent(0)]
-    info = label_game(2, 1, 77, 0, "advice_play", teachers, policies, 1, 3, 300, random.Random(4), rows)
+    info = label_game(2, 1, 77, 0, "advice_play", teachers, policies, (0, 1), 1, 3, 300, random.Random(4), rows)
     z = rows.arrays()
     assert set(z) == set(COLUMNS) and len(z["action"]) == info["rows"] > 20
     n_actions = action_table(2).size
@@ -105,6 +105,43 @@ def test_labelled_rows_hold_the_seats_observation_and_legal_distinct_candidates(
             i += 1
         game.apply(move)
     assert i == len(z["action"])
+
+
+def test_with_opponents_only_the_teachers_seat_is_labelled_and_every_seat_takes_its_turn() -> None:
+    from agents.greedy import GreedyAgent
+    from experiments.improve.data import label_shard, seat_specs
+
+    config = ImproveConfig(**{**TINY, "opponents": ("greedy", "random")})
+    specs = [seat_specs(config, 3, "train", g) for g in range(6)]
+    assert [s.index("heuristic") for s in specs] == [0, 1, 2, 0, 1, 2]
+    assert all(s.count("heuristic") == 1 for s in specs) and {x for s in specs for x in s} <= {"heuristic", "greedy", "random"}
+    assert seat_specs(ImproveConfig(**TINY), 3, "train", 4) == ["heuristic"] * 3
+    rows = label_shard(ImproveConfig(**{**TINY, "opponents": ("greedy",)}), "advice_play", 2, "train", 0).arrays()
+    for g in (0, 1):
+        assert set(rows["seat"][rows["game"] == g].tolist()) == {g % 2}
+    assert ((rows["cand"] >= 0).sum(1) > 1).sum() > 10
+    # the game is played with greedy in the other seat: replaying game 0 with a greedy
+    # opponent reproduces the teacher's observations row by row (up to its opening)
+    from experiments.improve.config import derive_seed
+
+    cfg = ImproveConfig(**{**TINY, "opponents": ("greedy",)})
+    game = Game(GameConfig(num_players=2, deals=(1,)), seed=derive_seed(cfg.seed, "train", "game", 0))
+    actors = [HeuristicAgent(0), GreedyAgent(0)]
+    for s, a in enumerate(actors):
+        a.reset(derive_seed(cfg.seed, "train", "teacher", 0, s))
+    obs = rows["obs"][rows["game"] == 0]
+    checked = 0
+    while checked < len(obs) and not game.game_over:
+        legal = game.legal_moves()
+        s = game.current
+        move = legal[0] if len(legal) == 1 else actors[s].act(game.view(s), legal)
+        if s == 0 and len(legal) > 1:
+            if move.kind is MoveKind.OPEN:
+                break
+            assert np.array_equal(obs[checked], encode_observation(game.view(0), [], "advice_play"))
+            checked += 1
+        game.apply(move)
+    assert checked >= 5
 
 
 def test_the_pairwise_loss_orders_candidates_by_their_mean_advantage_despite_the_noise() -> None:

@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help=f"starting model: a shipped name (contract3, contract3-p4, ...) or a path (default {d.init})")
     g.add_argument("--contract", type=int, default=d.contract, help=f"contract 1..7 (default {d.contract})")
     g.add_argument("--teacher", default=d.teacher, help=f"agent whose states and continuation are used (default {d.teacher})")
+    g.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
+                   help="the teacher plays one seat among these agents (one drawn per other seat and game), in "
+                        "the games and the rollouts; only its seat is labelled (default: the teacher everywhere)")
     g.add_argument("--games", type=int, default=d.games, help=f"teacher games of training data (default {d.games})")
     g.add_argument("--heldout-games", type=int, default=d.heldout_games,
                    help=f"held-out games that measure each epoch (default {d.heldout_games})")
@@ -62,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace) -> ImproveConfig:
     """The run's config (checked)."""
     return ImproveConfig(
-        init=args.init, contract=args.contract, teacher=args.teacher, games=args.games,
+        init=args.init, contract=args.contract, teacher=args.teacher, opponents=tuple(args.opponents), games=args.games,
         heldout_games=args.heldout_games, reshuffles=args.reshuffles, top=args.top, epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, anchor=args.anchor, adv_scale=args.adv_scale,
         seed=args.seed, max_turns=args.max_turns, shard_games=args.shard_games,

@@ -38,6 +38,10 @@ class ImproveConfig:
             contract at a time).
         teacher: the agent spec whose states are labelled and whose continuation the
             rollouts play (it needs ``ranked_discards``: the heuristic).
+        opponents: empty, the teacher plays every seat and every seat is labelled; else
+            the teacher plays one seat (``game % players``, so every seat in turn) and
+            each other seat an agent drawn from these specs, in the games and in the
+            rollouts alike, and only the teacher's seat is labelled.
         games: teacher games of training data; ``heldout_games``: games of held-out data
             (other decks) on which each epoch is measured and the best epoch chosen.
         reshuffles: stock shuffles per valued decision (each candidate rolled out once
@@ -54,6 +58,7 @@ class ImproveConfig:
     init: str = "contract1"
     contract: int = 1
     teacher: str = "heuristic"
+    opponents: tuple[str, ...] = ()
     games: int = 1200
     heldout_games: int = 200
     reshuffles: int = 4
@@ -70,6 +75,8 @@ class ImproveConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.init, str) or not self.init:
             raise ImproveError(f"--init must name a model (a shipped name such as contract3, or a path), got {self.init!r}")
+        if not isinstance(self.opponents, tuple) or not all(isinstance(o, str) and o for o in self.opponents):
+            raise ImproveError(f"--opponents must be agent specs, got {self.opponents!r}")
         if isinstance(self.contract, bool) or not isinstance(self.contract, int) or not 1 <= self.contract <= 7:
             raise ImproveError(f"--contract must be an integer 1..7, got {self.contract!r}")
         for name, low in (("games", 1), ("heldout_games", 1), ("reshuffles", 1), ("top", 2), ("epochs", 1),
@@ -88,9 +95,12 @@ class ImproveConfig:
     def data_meta(self) -> dict[str, Any]:
         """What defines the data (a data folder of another run's data is refused)."""
         return {"contract": self.contract, "teacher": self.teacher, "games": self.games,
+                **({"opponents": list(self.opponents)} if self.opponents else {}),
                 "heldout_games": self.heldout_games, "reshuffles": self.reshuffles, "top": self.top,
                 "seed": self.seed, "max_turns": self.max_turns, "shard_games": self.shard_games}
 
     def to_json(self) -> dict[str, Any]:
         """Every option (for the model card)."""
-        return asdict(self)
+        d = asdict(self)
+        d["opponents"] = list(self.opponents)
+        return d

@@ -65,19 +65,41 @@ def shard_name(split: str, index: int) -> str:
     return f"{split}-{index}.npz"
 
 
+def seat_specs(config: ImproveConfig, players: int, split: str, game: int) -> list[str]:
+    """The agent spec of each seat in one game: the teacher everywhere, or with
+    ``opponents`` the teacher at seat ``game % players`` and each other seat an opponent
+    drawn from the game's own generator."""
+    if not config.opponents:
+        return [config.teacher] * players
+    pick = random.Random(derive_seed(config.seed, split, "seats", game))
+    teacher_seat = game % players
+    return [config.teacher if s == teacher_seat else config.opponents[pick.randrange(len(config.opponents))]
+            for s in range(players)]
+
+
 def label_shard(config: ImproveConfig, features: str, players: int, split: str, index: int) -> AdvantageRows:
     """The rows of one shard's games (runs in a worker process)."""
     from agents.registry import make_agent
 
     rows = AdvantageRows(top=config.top)
-    teachers = [make_agent(config.teacher, 0) for _ in range(players)]
-    policies = [make_agent(config.teacher, 0) for _ in range(players)]
+    built: dict[tuple[str, int, str], object] = {}  # (role, seat, spec) -> agent, built once per shard
+
+    def agent(role: str, seat: int, spec: str) -> object:
+        key = (role, seat, spec)
+        if key not in built:
+            built[key] = make_agent(spec, 0)
+        return built[key]
+
     total = config.games if split == "train" else config.heldout_games
     for g in range(index * config.shard_games, min((index + 1) * config.shard_games, total)):
         game_seed = derive_seed(config.seed, split, "game", g)
-        for s, t in enumerate(teachers):
-            t.reset(derive_seed(config.seed, split, "teacher", g, s))
-        label_game(players, config.contract, game_seed, g, features, teachers, policies, config.reshuffles,
+        specs = seat_specs(config, players, split, g)
+        actors = [agent("play", s, spec) for s, spec in enumerate(specs)]
+        for s, a in enumerate(actors):
+            a.reset(derive_seed(config.seed, split, "teacher", g, s))
+        policies = [agent("rollout", s, spec) for s, spec in enumerate(specs)]
+        labelled = [g % players] if config.opponents else range(players)
+        label_game(players, config.contract, game_seed, g, features, actors, policies, labelled, config.reshuffles,
                    config.top, config.max_turns, random.Random(derive_seed(config.seed, split, "rollouts", g)), rows)
     return rows
 

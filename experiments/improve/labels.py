@@ -2,7 +2,8 @@
 rollouts from the true position.
 
 One game (:func:`label_game`) is a one-contract game played by the teacher in every seat
-(the heuristic by default).  At every decision of every seat the state becomes one row:
+(the heuristic by default), or by the teacher in one seat among opponents.  At every
+decision of every teacher seat the state becomes one row:
 the observation and mask that seat's learner would see, the teacher's action id (the
 label an imitation would use), and, where the decision is a draw or a discard with a
 real choice, up to ``top`` candidate action ids with their **advantage** over the
@@ -14,8 +15,9 @@ teacher's move:
 2. ``reshuffles`` times: the stock of the true position is shuffled (the remaining stock's
    order is unseen by every seat, so a shuffle of it is as likely as the real one given
    all that was played), and each candidate is played on a clone of that same position
-   and rolled out to the deal's end with the teacher in every seat, every candidate with
-   the same rollout seeds (common random numbers);
+   and rolled out to the deal's end with each seat's own kind of agent (the teacher in
+   the teacher's seats), every candidate with the same rollout seeds (common random
+   numbers);
 3. a rollout's value for the seat is the mean penalty of the other seats minus its own
    (what a duplicate tournament's head-to-head difference measures); a candidate's
    advantage is its mean value minus the teacher move's mean value.
@@ -32,7 +34,7 @@ estimate is noisy (a deal's penalty varies by tens of points); the learner
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,12 +106,14 @@ def advantages(game: Game, seat: int, candidates: Sequence[Move], policies: Sequ
 
 
 def label_game(players: int, contract: int, game_seed: int, game_index: int, features: str,
-               teachers: Sequence[Any], policies: Sequence[Any], reshuffles: int, top: int, max_turns: int,
-               rng: random.Random, rows: AdvantageRows) -> dict[str, Any]:
-    """Play one teacher game of ``contract`` and append its rows; returns its summary.
+               agents: Sequence[Any], policies: Sequence[Any], labelled: Collection[int], reshuffles: int, top: int,
+               max_turns: int, rng: random.Random, rows: AdvantageRows) -> dict[str, Any]:
+    """Play one game of ``contract`` and append the rows of the ``labelled`` seats; returns
+    its summary.
 
-    ``teachers`` play the seats (one per seat, reset by the caller); ``policies`` (one per
-    seat) play the rollouts; ``rng`` draws the stock shuffles and rollout seeds.
+    ``agents`` play the seats (one per seat, reset by the caller; a labelled seat's agent
+    is the teacher, whose ranking gives the candidates); ``policies`` (one per seat, of
+    the same kinds) play the rollouts; ``rng`` draws the stock shuffles and rollout seeds.
     """
     game = Game(GameConfig(num_players=players, deals=(contract,)), seed=game_seed)
     table = action_table(players)
@@ -120,9 +124,9 @@ def label_game(players: int, contract: int, game_seed: int, game_index: int, fea
         seat = game.current
         legal = game.legal_moves()
         view = game.view(seat)
-        choice = legal[0] if len(legal) == 1 else teachers[seat].act(view, legal)
-        if len(legal) > 1:
-            cands = candidate_moves(teachers[seat], view, legal, choice, top)  # the search agent's candidates
+        choice = legal[0] if len(legal) == 1 else agents[seat].act(view, legal)
+        if len(legal) > 1 and seat in labelled:
+            cands = candidate_moves(agents[seat], view, legal, choice, top)  # the search agent's candidates
             adv = [0.0]
             if len(cands) > 1:
                 adv = advantages(game, seat, cands, policies, reshuffles, rng, max_moves)

@@ -87,20 +87,24 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
     return load_model_file(path), card, path
 
 
-def _check_teacher(spec: str) -> None:
-    """The teacher must build and rank its discards (the candidates come from its ranking).
+def _check_agents(config: ImproveConfig) -> None:
+    """The teacher must build and rank its discards (the candidates come from its
+    ranking); every opponent must build.
 
     Raises:
-        ImproveError: it does not.
+        ImproveError: one does not.
     """
     from agents.registry import make_agent
 
-    try:
-        teacher = make_agent(spec, 0)
-    except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
-        raise ImproveError(f"--teacher: cannot build agent {spec!r}: {exc}") from None
+    built = {}
+    for option, spec in [("--teacher", config.teacher)] + [("--opponents", o) for o in config.opponents]:
+        try:
+            built[spec] = make_agent(spec, 0)
+        except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
+            raise ImproveError(f"{option}: cannot build agent {spec!r}: {exc}") from None
+    teacher = built[config.teacher]
     if not callable(getattr(teacher, "ranked_discards", None)):
-        raise ImproveError(f"--teacher {spec}: the candidates are the teacher's next-best discards, and "
+        raise ImproveError(f"--teacher {config.teacher}: the candidates are the teacher's next-best discards, and "
                            f"{type(teacher).__name__} does not rank them (it has no ranked_discards); "
                            f"use an agent that does, such as heuristic")
 
@@ -138,7 +142,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     if start_card.get("deals") not in (None, [config.contract], list(range(1, 8))):
         raise ImproveError(f"--init {config.init} was trained on deals {start_card.get('deals')}, "
                            f"not on contract {config.contract}: give that contract's model or a full-game one")
-    _check_teacher(config.teacher)
+    _check_agents(config)
     check_writable(out)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -206,7 +210,8 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             card = model_card(
                 players, features=features, contract=config.contract, deals=[config.contract], steps=0,
                 seed=config.seed, command=command or f"experiments.improve.pipeline.run_improvement({config.to_json()})",
-                trained_by="rollout-advantage", teacher=config.teacher, opponents=[config.teacher],
+                trained_by="rollout-advantage", teacher=config.teacher,
+                opponents=list(config.opponents) or [config.teacher],
                 settings=start_card.get("settings", {}),
                 improvement={**config.to_json(), "data": "data", "curve": "improve.csv", "chosen_epoch": best["epoch"],
                              "start": {k: curve[0][k] for k in ("gain", "deviations")},
