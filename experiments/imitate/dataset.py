@@ -83,20 +83,30 @@ class Rows:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The shard's arrays (see the module docstring)."""
-        n = len(self)
-        return {
-            "obs": np.asarray(self.obs, dtype=np.float32).reshape(n, -1),
-            "mask": np.packbits(np.asarray(self.mask, dtype=bool).reshape(n, -1), axis=1),
-            "action": np.asarray(self.action, dtype=np.int32),
+        arrays = {
+            **state_arrays(self),
             "played": np.asarray(self.played, dtype=np.int32),
             "by_learner": np.asarray(self.by_learner, dtype=bool),
             "ret": np.asarray(self.ret, dtype=np.float32),
-            "seat": np.asarray(self.seat, dtype=np.int8),
-            "game_seed": np.asarray(self.game_seed, dtype=np.int64),
-            "game": np.asarray(self.game, dtype=np.int32),
-            "step": np.asarray(self.step, dtype=np.int32),
-            "deal": np.asarray(self.deal, dtype=np.int8),
         }
+        return {k: arrays[k] for k in COLUMNS}
+
+
+def state_arrays(rows: Any) -> dict[str, np.ndarray]:
+    """The arrays every shard of labelled states has, from the list attributes of ``rows``
+    (``obs``, ``mask``, ``action``, ``seat``, ``game_seed``, ``game``, ``step``, ``deal``):
+    observations as float32 rows, masks packed with ``numpy.packbits``."""
+    n = len(rows.action)
+    return {
+        "obs": np.asarray(rows.obs, dtype=np.float32).reshape(n, -1),
+        "mask": np.packbits(np.asarray(rows.mask, dtype=bool).reshape(n, -1), axis=1),
+        "action": np.asarray(rows.action, dtype=np.int32),
+        "seat": np.asarray(rows.seat, dtype=np.int8),
+        "game_seed": np.asarray(rows.game_seed, dtype=np.int64),
+        "game": np.asarray(rows.game, dtype=np.int32),
+        "step": np.asarray(rows.step, dtype=np.int32),
+        "deal": np.asarray(rows.deal, dtype=np.int8),
+    }
 
 
 def unpack_masks(packed: np.ndarray, num_actions: int) -> np.ndarray:

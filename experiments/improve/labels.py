@@ -46,6 +46,7 @@ from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
 
 from agents.search import candidate_moves, rollout_value
+from experiments.imitate.dataset import state_arrays
 
 #: Columns of a labelled shard (see :mod:`experiments.improve.data`).
 COLUMNS = ("obs", "mask", "action", "cand", "adv", "seat", "game_seed", "game", "step", "deal")
@@ -73,18 +74,12 @@ class AdvantageRows:
     def arrays(self) -> dict[str, np.ndarray]:
         """The shard's arrays (see :mod:`experiments.improve.data`)."""
         n = len(self)
-        return {
-            "obs": np.asarray(self.obs, dtype=np.float32).reshape(n, -1),
-            "mask": np.packbits(np.asarray(self.mask, dtype=bool).reshape(n, -1), axis=1),
-            "action": np.asarray(self.action, dtype=np.int32),
+        arrays = {
+            **state_arrays(self),
             "cand": np.asarray(self.cand, dtype=np.int32).reshape(n, self.top),
             "adv": np.asarray(self.adv, dtype=np.float32).reshape(n, self.top),
-            "seat": np.asarray(self.seat, dtype=np.int8),
-            "game_seed": np.asarray(self.game_seed, dtype=np.int64),
-            "game": np.asarray(self.game, dtype=np.int32),
-            "step": np.asarray(self.step, dtype=np.int32),
-            "deal": np.asarray(self.deal, dtype=np.int8),
         }
+        return {k: arrays[k] for k in COLUMNS}
 
 
 def advantages(game: Game, seat: int, candidates: Sequence[Move], policies: Sequence[Any], reshuffles: int,
