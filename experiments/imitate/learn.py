@@ -33,14 +33,20 @@ def build_model(config: ImitateConfig) -> Any:
     return make_model(make_env(tc), tc)
 
 
+def masked_log_softmax(policy: Any, latent_pi: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """The policy's log-probabilities from its actor latent, over the legal actions (the
+    logits of illegal ones set to -1e8 first, exactly as the policy masks them when it plays)."""
+    logits = policy.action_net(latent_pi)
+    logits = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
+    return torch.log_softmax(logits, dim=-1)
+
+
 def _forward(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Masked log-probabilities and values of a batch."""
     from agents.ppo_policy import policy_latents
 
     latent_pi, latent_vf = policy_latents(policy, obs)
-    logits = policy.action_net(latent_pi)
-    logits = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
-    return torch.log_softmax(logits, dim=-1), policy.value_net(latent_vf).flatten()
+    return masked_log_softmax(policy, latent_pi, masks), policy.value_net(latent_vf).flatten()
 
 
 def fit(model: Any, data: dict[str, np.ndarray], config: ImitateConfig, num_actions: int, seed: int,

@@ -31,16 +31,16 @@ import torch
 from torch.nn import functional as F
 
 from experiments.imitate.dataset import unpack_masks
+from experiments.imitate.learn import masked_log_softmax
 
 
 def masked_log_probs(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """The policy's log-probabilities over the legal actions (illegal ones at about -1e8)."""
+    """The policy's log-probabilities over the legal actions (illegal ones at about -1e8);
+    the value net is not run."""
     from agents.ppo_policy import policy_latents
 
     latent_pi, _ = policy_latents(policy, obs)
-    logits = policy.action_net(latent_pi)
-    logits = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
-    return torch.log_softmax(logits, dim=-1)
+    return masked_log_softmax(policy, latent_pi, masks)
 
 
 def losses(logp: torch.Tensor, action: torch.Tensor, cand: torch.Tensor, adv: torch.Tensor,
