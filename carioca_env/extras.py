@@ -28,6 +28,13 @@ EXTRA_OF: dict[str, str] = {
     "pyspiel": "bench",
     "rlcard": "bench",
     "mkdocs": "docs",
+    "optuna": "tune",
+    "ray": "ray",
+    "pandas": "notebook",
+    "nbformat": "notebook",
+    "nbclient": "notebook",
+    "httpx": "web-test",
+    "playwright": "web-test",
 }
 
 

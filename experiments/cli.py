@@ -1,13 +1,16 @@
 """The ``carioca`` command: one entry point, one sub-command per experiment.
 
 Each sub-command lives in its own module of :mod:`experiments` that defines
-``add_arguments(parser)`` and ``run(args) -> int``; this file only wires them up, and
-imports a module only when its sub-command runs (so ``carioca demo`` needs no torch).
+``add_arguments(parser)`` and ``run(args) -> int``; this file only wires them up.  The list
+of commands and their one-line help are declared here, so ``carioca --help`` and
+``--version`` import no sub-command module; ``carioca COMMAND ...`` imports only that
+command's module.  A command whose module needs an extra that is not installed (``carioca
+train`` on the core install, without torch) exits 2 with one line naming the extra.
 
 Errors take one path, :func:`run_command`: a project error, a ``ValueError`` or
 ``TypeError`` from validation, an ``OSError`` on a path, or a missing optional package
 prints ``carioca COMMAND: error: ...`` (one paragraph, no traceback) on stderr and exits
-with status 1; Ctrl-C exits with 130; a closed pipe (``carioca replay ... | head``) exits
+with status 2; Ctrl-C exits with 130; a closed pipe (``carioca replay ... | head``) exits
 quietly with 141.  Bad option values are argparse's: usage and status 2.
 """
 
@@ -15,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from carioca_env._version import __version__
 from carioca_env.errors import CariocaError
-from carioca_env.extras import MissingExtraError, explain
+from carioca_env.extras import MissingExtraError, explain, require
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -40,6 +42,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune-heuristic": ("experiments.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
+#: sub-command -> the optional modules it always needs, checked before it imports or runs
+#: anything (its module may need more on import, reported the same way)
+NEEDS: dict[str, tuple[str, ...]] = {
+    "bench": ("tabulate",),
+    "tune-heuristic": ("optuna",),
+    "serve": ("fastapi", "uvicorn", "jinja2"),
+}
+
 #: refused input, as argparse's usage errors: the message says what was wrong
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -55,27 +65,38 @@ _LAZY_USER_ERRORS = {
 }
 
 
-def _available() -> dict[str, tuple[str, str]]:
-    out = {}
-    for name, (module, help_text) in COMMANDS.items():
-        if importlib.util.find_spec(module) is not None:
-            out[name] = (module, help_text)
-    return out
+def build_parser(load: Iterable[str] | None = None) -> tuple[argparse.ArgumentParser, dict[str, str]]:
+    """The top-level parser with one sub-parser per sub-command.
 
+    Args:
+        load: the sub-commands whose options are added (their modules are imported);
+            ``None`` loads all of them.  The others appear in ``--help`` with their
+            one-line help, without options.
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, str]]:
-    """The top-level parser with one sub-parser per available sub-command."""
+    Raises:
+        ModuleNotFoundError: a loaded command's module needs a package that is not installed.
+    """
     parser = argparse.ArgumentParser(
         prog="carioca", description="Argentine Carioca research environment: experiments."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    wanted = None if load is None else set(load)
     modules = {}
-    for name, (module, help_text) in _available().items():
+    for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        importlib.import_module(module).add_arguments(p)
+        if wanted is None or name in wanted:
+            importlib.import_module(module).add_arguments(p)
         modules[name] = module
     return parser, modules
+
+
+def command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv`` (its first word that is not an option), or ``None``."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
@@ -85,6 +106,13 @@ def user_errors() -> tuple[type[BaseException], ...]:
         loaded = sys.modules.get(module)
         classes += [getattr(loaded, n) for n in names if loaded is not None and hasattr(loaded, n)]
     return tuple(classes)
+
+
+def extra_hint(exc: ImportError) -> str | None:
+    """What to install for a missing optional module, or ``None`` for a module of the project."""
+    if isinstance(exc, MissingExtraError):
+        return str(exc)
+    return explain(exc) if isinstance(exc, ModuleNotFoundError) else None
 
 
 def error_paragraph(exc: BaseException) -> str:
@@ -115,7 +143,7 @@ def run_command(name: str, fn: Callable[[], int | None], interrupted: str | None
         return EXIT_BROKEN_PIPE
     except (MissingExtraError, ModuleNotFoundError) as exc:
         # an optional extra that is not installed: say which one to install
-        hint = str(exc) if isinstance(exc, MissingExtraError) else explain(exc)
+        hint = extra_hint(exc)
         if hint is None:
             raise  # a module of the project itself is missing: a bug, keep the traceback
         print(f"carioca {name}: error: {hint}", file=sys.stderr)
@@ -131,7 +159,19 @@ def run_command(name: str, fn: Callable[[], int | None], interrupted: str | None
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``carioca`` command line; returns the exit code."""
-    parser, modules = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    name = command_in(argv)
+    try:
+        if name is not None:
+            require("this command", *NEEDS.get(name, ()))
+        # only the named command's module is imported: --help and --version import none
+        parser, modules = build_parser(() if name is None else (name,))
+    except (MissingExtraError, ModuleNotFoundError) as exc:
+        hint = extra_hint(exc)
+        if hint is None or name is None:
+            raise  # a module of the project itself is missing: a bug, keep the traceback
+        print(f"carioca {name}: error: {hint}", file=sys.stderr)
+        return EXIT_ERROR
     args = parser.parse_args(argv)
     module = importlib.import_module(modules[args.command])
     return run_command(args.command, lambda: module.run(args), getattr(module, "INTERRUPTED", None))
