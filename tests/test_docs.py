@@ -12,13 +12,16 @@
 
 from __future__ import annotations
 
+import argparse
 import doctest
 import importlib
 import importlib.util
 import json
+import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import textwrap
 import tomllib
@@ -206,3 +209,64 @@ def test_a_wrong_shell_line_is_caught():
 def test_doctest_examples_pass(module: str):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def _griffe_rest():
+    """docs/griffe_rest.py, the mkdocstrings extension (it lives beside the site, not in a package)."""
+    spec = importlib.util.spec_from_file_location("griffe_rest", ROOT / "docs" / "griffe_rest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rest_markup_is_rewritten_as_markdown():
+    rest = _griffe_rest().rest_to_markdown
+    # a role: the name in code inside an optional cross-reference, `~` keeping the last part
+    out = rest("Returns a :class:`~carioca_env.view.PlayerView` and calls :meth:`Game.apply`.")
+    assert ":class:" not in out and ":meth:" not in out
+    assert '<autoref identifier="carioca_env.view.PlayerView" optional><code>PlayerView</code></autoref>' in out
+    assert "<code>Game.apply()</code>" in out
+    assert rest("a ``literal`` here") == "a `literal` here"
+    # a literal block: the colon kept once, the block fenced with its language
+    out = rest("Usage::\n\n    carioca demo\n\nAfter.")
+    assert out.splitlines()[:4] == ["Usage:", "", "```bash", "carioca demo"] and "```" in out.splitlines()[4]
+    out = rest("or from Python::\n\n    x = 1\n    print(x)\n")
+    assert "```python\nx = 1\nprint(x)\n```" in out and "::" not in out
+    # a definition list entry: the term in bold, its body no longer indented (not a code block)
+    out = rest("Agents\n    Each agent is a spec.\n\n    A second paragraph.\n\nNext.")
+    assert out.splitlines()[:3] == ["**Agents**", "", "Each agent is a spec."] and "A second paragraph." in out.splitlines()
+    # a doctest: a fenced pycon block, not a nested quote
+    assert rest(">>> 1 + 1\n2\n").startswith("```pycon\n>>> 1 + 1\n2\n```")
+    # Google sections and fenced blocks are left alone
+    assert rest("Args:\n    seat: the seat.") == "Args:\n    seat: the seat."
+    assert rest("```text\n``raw`` :class:`X`\n```") == "```text\n``raw`` :class:`X`\n```"
+
+
+RAW_REST = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj):|``")
+
+
+def test_the_strict_site_build_renders_no_raw_rest(tmp_path: Path):
+    """The API reference renders the docstrings' reST: no role or double backtick reaches the HTML."""
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    site = tmp_path / "site"
+    build = subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(site)], cwd=ROOT,
+                           capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert build.returncode == 0, build.stderr[-3000:]
+    pages = sorted(site.rglob("*.html"))
+    api = [p for p in pages if "api" in p.relative_to(site).parts]
+    assert len(api) >= 4
+    assert sum(p.read_text().count('class="autorefs autorefs-internal"') for p in api) >= 100  # roles became links
+    raw = {str(p.relative_to(site)): RAW_REST.findall(p.read_text()) for p in pages}
+    assert {k: v for k, v in raw.items() if v} == {}
+
+
+def test_sub_command_help_ends_with_its_text_not_a_rest_marker():
+    from experiments.cli import build_parser
+
+    parser, _ = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in subparsers.choices.items():
+        text = sub.format_help()
+        assert "Usage::" not in text and not text.rstrip().endswith("::"), name
+    for name in ("imitate", "improve"):
+        assert f"carioca {name} --" in subparsers.choices[name].format_help().split("examples:", 1)[1]

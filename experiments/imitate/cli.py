@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca imitate``."""
     d = ImitateConfig()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = __doc__.split("\n\n", 2)[1]
+    # the docstring's example commands, without the reST "Usage::" marker
+    parser.epilog = "examples:\n" + __doc__.split("Usage::\n\n", 1)[1].split("\n\n", 1)[0]
     g = parser.add_argument_group("run (these define it; a resume must repeat them)")
     g.add_argument("--contract", default="1", help="contract 1..7, or full (default 1)")
     g.add_argument("--players", type=int, default=2, help="seats, 2-4 (default 2)")

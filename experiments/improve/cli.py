@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca improve``."""
     d = ImproveConfig()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = __doc__.split("\n\n", 2)[1]
+    # the docstring's example commands, without the reST "Usage::" marker
+    parser.epilog = "examples:\n" + __doc__.split("Usage::\n\n", 1)[1].split("\n\n", 1)[0]
     g = parser.add_argument_group("run (these define it; a resume must repeat them)")
     g.add_argument("--init", default=d.init,
                    help=f"starting model: a shipped name (contract3, contract3-p4, ...) or a path (default {d.init})")

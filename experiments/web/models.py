@@ -35,7 +35,7 @@ class NewGame(BaseModel):
     def _deals(cls, deals: list[int]) -> list[int]:
         bad = [d for d in deals if not 1 <= d <= 7]
         if bad:
-            raise ValueError(f"deals are contract numbers 1..7, got {bad}")
+            raise ValueError(f"contracts are numbers 1..7, got {bad}")
         return deals
 
 

@@ -1,0 +1,173 @@
+"""Griffe extension: the reStructuredText inside the docstrings, rewritten as Markdown for the API pages.
+
+The docstrings use Google-style sections (``Args:``, ``Returns:``), which mkdocstrings
+parses, and reST inline markup, which Markdown does not know: Sphinx roles
+(``:class:`~carioca_env.PlayerView```), double-backtick literals, literal blocks after a
+line ending in ``::``, definition lists (a term line with an indented body) and doctest
+sessions (``>>>``). Left alone they reach the HTML as raw text (or a doctest prompt as a
+nested quote). This extension rewrites the docstring text when griffe loads each object,
+so the source keeps its reST (``help()``, doctest and the docs tests read it) and the
+site gets:
+
+- a role: the name in code, linked to its API entry when the site documents it (an
+  *optional* mkdocs-autorefs reference, which stays plain code, without a warning, when
+  it does not: a role may name something private or outside the reference);
+- ````x```` -> ```x```; ``text::`` -> ``text:`` and the literal block as a fenced block;
+- a definition list entry -> the term in bold, its body dedented;
+- a doctest session -> a fenced ``pycon`` block.
+
+Only prose is rewritten; fenced and literal blocks are kept as they are.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import griffe
+
+ROLE = re.compile(r":(?:py:)?(mod|class|func|meth|attr|data|exc|obj|const):`(~?)([^`<>]+?)`")
+DOUBLE_BACKTICKS = re.compile(r"``([^`]+?)``")
+_SHELL_WORDS = ("carioca", "pip", "make", "python", "bash", "export", "ray", "mkdocs", "tensorboard", "$")
+_LIST_ITEM = re.compile(r"\s*([-*+]|\d+[.)])\s")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _resolve(obj: griffe.Object, target: str) -> str:
+    """The full path of ``target`` as the object's module sees it (the name itself if unknown)."""
+    target = target.strip().removesuffix("()")
+    try:
+        return obj.resolve(target.split(".")[0]) + target[len(target.split(".")[0]) :]
+    except (griffe.NameResolutionError, ValueError, AttributeError, KeyError):
+        return target
+
+
+def rewrite_roles(text: str, obj: griffe.Object | None = None) -> str:
+    """Each Sphinx role as an optional cross-reference around the name in code."""
+
+    def one(m: re.Match[str]) -> str:
+        kind, short, target = m.group(1), m.group(2), m.group(3).strip()
+        title = target.split(".")[-1] if short else target
+        if kind in ("func", "meth"):
+            title += "()"
+        identifier = _resolve(obj, target) if obj is not None else target
+        return f'<autoref identifier="{html.escape(identifier)}" optional><code>{html.escape(title)}</code></autoref>'
+
+    return ROLE.sub(one, text)
+
+
+def _inline(line: str, obj: griffe.Object | None) -> str:
+    line = rewrite_roles(line, obj)
+    return DOUBLE_BACKTICKS.sub(lambda m: f"`{m.group(1)}`", line)
+
+
+def _language(code: str) -> str:
+    lines = [ln.strip() for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    if lines and all(ln.split()[0] in _SHELL_WORDS for ln in lines):
+        return "bash"
+    if code.lstrip().startswith(("{", "[")):
+        return "json"
+    return "python"
+
+
+def _block(lines: list[str], start: int, base: int) -> int:
+    """The end (exclusive) of the block indented deeper than ``base`` from ``start`` on."""
+    j = start
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > base):
+        j += 1
+    while j > start and not lines[j - 1].strip():  # trailing blank lines are not the block's
+        j -= 1
+    return j
+
+
+def _fence(body: list[str], lang: str, pad: str) -> list[str]:
+    cut = min((_indent(ln) for ln in body if ln.strip()), default=0)
+    return [f"{pad}```{lang}", *[pad + ln[cut:] if ln.strip() else "" for ln in body], f"{pad}```"]
+
+
+def rest_to_markdown(text: str, obj: griffe.Object | None = None) -> str:
+    """The docstring ``text`` with its reST constructs written as Markdown (see the module docstring)."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    in_fence = False
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+            out.append(line)
+            i += 1
+            continue
+        if in_fence:
+            out.append(line)
+            i += 1
+            continue
+        if stripped.startswith(">>>"):  # a doctest session: up to the next blank line
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out += _fence(lines[i:j], "pycon", " " * _indent(line))
+            i = j
+            continue
+        if stripped.endswith("::") and not stripped.startswith(".."):
+            base = _indent(line)
+            head = line.rstrip()[:-2].rstrip()
+            if head.strip():
+                out.append(_inline(head + ":", obj))
+            j = _block(lines, i + 1, base)
+            body = lines[i + 1 : j]
+            while body and not body[0].strip():  # the blank line after "::"
+                body = body[1:]
+            if body:
+                out.append("")
+                out += _fence(body, _language("\n".join(body)), " " * base)
+            i = j
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        prev_blank = i == 0 or not lines[i - 1].strip()
+        if (
+            stripped
+            and prev_blank
+            and _indent(line) == 0
+            and nxt.strip()
+            and _indent(nxt) > 0
+            and not stripped.endswith(":")
+            and not _LIST_ITEM.match(line)
+        ):  # a definition list entry: term, then its indented body
+            j = _block(lines, i + 1, 0)
+            body = lines[i + 1 : j]
+            cut = min(_indent(ln) for ln in body if ln.strip())
+            out.append(f"**{_inline(stripped, obj)}**")
+            out.append("")
+            lines[i + 1 : j] = [ln[cut:] if ln.strip() else "" for ln in body]
+            i += 1
+            continue
+        out.append(_inline(line, obj))
+        i += 1
+    return "\n".join(out)
+
+
+def _objects(obj: griffe.Object) -> Any:
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from _objects(member)
+
+
+class RestToMarkdown(griffe.Extension):
+    """Rewrite every docstring's reST markup as Markdown once griffe has loaded a package.
+
+    After the whole package, so that a role's short name resolves through the imports of
+    the module it is written in.
+    """
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:  # noqa: ARG002
+        """Rewrite the docstrings of ``pkg`` and everything in it, in place."""
+        for obj in _objects(pkg):
+            if obj.docstring is not None:
+                obj.docstring.value = rest_to_markdown(obj.docstring.value, obj)
