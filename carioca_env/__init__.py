@@ -62,7 +62,6 @@ that the engine has no RL dependency); registration with ``gymnasium.make`` and
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from carioca_env._version import __version__
@@ -103,7 +102,7 @@ from carioca_env.game import (
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
-from carioca_env.registration import register_envs, register_gymnasium, register_pettingzoo
+from carioca_env.registration import register_envs, register_on_import
 from carioca_env.position import InvalidPositionError, Position
 
 __all__ = [
@@ -151,17 +150,6 @@ __all__ = [
 ]
 
 # Register with the frameworks already imported (gymnasium.make("carioca_env:Carioca-v0")
-# imports this package after gymnasium), without importing either for engine users.
-if "gymnasium" in sys.modules:
-    register_gymnasium()
-if "pettingzoo" in sys.modules:
-    register_pettingzoo()
-
-
-def __getattr__(name: str) -> Any:
-    # The environment needs pettingzoo; import it only when asked for.
-    if name == "carioca_v0":
-        import importlib
-
-        return importlib.import_module("carioca_env.carioca_v0")
-    raise AttributeError(f"module 'carioca_env' has no attribute {name!r}")
+# imports this package after gymnasium), and with each when it is imported later (isort puts
+# `import carioca_env` first), without importing either for engine users.
+register_on_import()
