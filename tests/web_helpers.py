@@ -5,12 +5,16 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.registry import make_agent
 from carioca_env import Game, GameConfig, parse_cards, stack_deck
+
+if TYPE_CHECKING:
+    from experiments.web.sessions import GameStore
 
 #: seat 0 (the person) can open 8C 8D 8H / KS KH KD at once and lay 8S off afterwards;
 #: greedy (seat 1) holds pairs it cannot complete from the cards the person discards
@@ -81,3 +85,18 @@ def swap_deck() -> list[int]:
     """The deck of the stacked contract-2 deal for the joker swap (seat 1 deals)."""
     return stack_deck([parse_cards(SWAP_HAND), parse_cards(GREEDY_HAND)], parse_cards(UPCARD)[0],
                       parse_cards("QC 9S KC 10S"), dealer=1)
+
+
+def play_person(store: GameStore, game_id: str, until: Callable[[Game], bool], spec: str = "greedy",
+                seed: int = 0, limit: int = 5000) -> Game:
+    """Play the person's seat of a browser game with agent ``spec`` (through the store, as the
+    page would) until ``until(game)`` holds at the person's turn or the game ends; returns the game."""
+    agent = make_agent(spec, seed)
+    for _ in range(limit):
+        session = store.get(game_id)
+        game = session.game
+        if game.game_over or until(game):
+            return game
+        move = agent.act(game.view(session.human_seat), game.legal_moves())
+        store.play(game_id, session.version, move)
+    raise RuntimeError(f"{game_id}: the condition did not hold within {limit} of the person's moves")

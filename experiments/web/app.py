@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +23,12 @@ from fastapi.templating import Jinja2Templates
 
 from agents.registry import available
 from carioca_env import CariocaError, IllegalMoveError, RecordError, parse_move
+from experiments.ratings import RATINGS_EXPLAINED
 from experiments.web import discovery
 from experiments.web.clicks import describe, resolve_opening
+from experiments.web.curves import MAX_BYTES as MAX_EVAL_BYTES
+from experiments.web.curves import learning_curve, read_points
+from experiments.web.deals import DealLog
 from experiments.web.frames import game_frame, move_json
 from experiments.web.models import MoveRequest, NewGame, OpenRequest
 from experiments.web.replays import Replay, ReplayCache
@@ -45,6 +49,7 @@ class WebState:
     root: SafeRoot
     replays: ReplayCache
     games: GameStore
+    deals: DealLog = field(default_factory=DealLog)
 
 
 def _error(status: int, message: str, rule: str = "", **extra: Any) -> JSONResponse:
@@ -70,12 +75,25 @@ def _viewable(replay: Replay) -> Replay:
     return replay
 
 
+def dash(value: Any) -> Any:
+    """A template filter: a missing value (None, empty) shows as a dash, never as ``None``."""
+    return "\u2013" if value is None or value == "" or value == [] else value
+
+
+def fixed(value: Any, digits: int = 1) -> str:
+    """A template filter: a number with ``digits`` decimals, anything else as a dash."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return "\u2013"
+    return f"{value:.{digits}f}"
+
+
 def create_app(folder: str | Path) -> FastAPI:
     """The web app serving ``folder`` (records, tournaments, runs; browser games go to ``web-games/``)."""
     root = SafeRoot.of(folder)
     app = FastAPI(title="carioca serve", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.web = WebState(root, ReplayCache(), GameStore(root))
     app.state.templates = Jinja2Templates(directory=str(HERE / "templates"))
+    app.state.templates.env.filters.update(dash=dash, fixed=fixed)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     _add_error_handlers(app)
     _add_pages(app)
@@ -145,6 +163,7 @@ def _add_pages(app: FastAPI) -> None:
         pngs = _pngs(web.root, folder)
         records = discovery.tournament_records(web.root, folder)
         return page(request, "tournament.html", path=web.root.relative(folder), s=summary, pngs=pngs,
+                    ratings_explained=RATINGS_EXPLAINED,
                     records=records, has_md=web.root.child(folder, "summary.md") is not None)
 
     @app.get("/run", response_class=HTMLResponse)
@@ -153,10 +172,11 @@ def _add_pages(app: FastAPI) -> None:
         folder = web.root.resolve(path, kind="dir") if path else web.root.root
         card = discovery.read_json_in(web.root, folder, "model.json")
         experiment = discovery.read_json_in(web.root, folder, "experiment.json")
-        head, rows = _csv_table(web.root.child(folder, "eval.csv"))
+        eval_csv = web.root.child(folder, "eval.csv")
+        head, rows = _csv_table(eval_csv)
         pngs = _pngs(web.root, folder)
         return page(request, "run.html", path=web.root.relative(folder), card=card if isinstance(card, dict) else None,
-                    experiment=experiment, head=head, rows=rows, pngs=pngs,
+                    experiment=experiment, head=head, rows=rows, pngs=pngs, curve=_curve(eval_csv),
                     model=(folder / "model.zip").is_file())
 
     @app.get("/file")
@@ -189,6 +209,18 @@ def _model_of(names: list[str], models: list[str]) -> str:
             if arg in models:
                 return arg
     return ""
+
+
+def _curve(path: Path | None) -> dict[str, Any] | None:
+    """The learning-curve plot of a run's ``eval.csv`` (None when it has no evaluation)."""
+    if path is None:
+        return None
+    with path.open("rb") as fh:
+        data = fh.read(MAX_EVAL_BYTES + 1)
+    if len(data) > MAX_EVAL_BYTES:  # a cut file: drop its cut last line
+        data = data[:MAX_EVAL_BYTES].rsplit(b"\n", 1)[0]
+    text = data.decode("utf-8", errors="replace")
+    return learning_curve(read_points(text))
 
 
 def _csv_table(path: Path | None) -> tuple[list[str], list[list[str]]]:
@@ -242,19 +274,35 @@ def _add_replay_api(app: FastAPI) -> None:
 # =========================================================================== play API
 
 
-def _game_state(session: PlaySession, bots: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def game_state(web: WebState, session: PlaySession, bots: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What the play page receives (:func:`play_state`), with the game's deal summaries."""
+    return play_state(session, web.deals.summaries(session.id, session.game), bots)
+
+
+def play_state(session: PlaySession, deals: list[dict[str, Any]],
+               bots: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The play page's JSON: the person's seat's view, the legal moves when it is their
+    turn, the finished ``deals`` (:mod:`~experiments.web.deals`) and the bots' last moves.
+
+    Until the game ends the frame is the seat's view (its own hand only).  The hands of a
+    finished deal were counted for its scores (R14), so they are public from then on: the
+    deal summaries carry them, and once the game is over the frame shows every hand (they
+    are the last deal's final hands).
+    """
     game = session.game
     mine = not game.game_over and game.current_player == session.human_seat
+    frame = game_frame(game, session.names, None if game.game_over else session.human_seat)
     return {
         "id": session.id,
         "version": session.version,
         "human_seat": session.human_seat,
         "names": session.names,
-        "frame": game_frame(game, session.names, session.human_seat),
+        "frame": frame,
         "legal": [move_json(m) for m in game.legal_moves()] if mine else [],
         "your_turn": mine,
         "game_over": game.game_over,
         "winners": list(game.winners),
+        "deals": deals,
         "bots": bots or [],
     }
 
@@ -269,19 +317,19 @@ def _add_play_api(app: FastAPI) -> None:
             session = _state(request).games.create(body.players, body.bots, body.seat, body.deals, body.seed)
         except ValueError as exc:  # unknown agent, bad options (CariocaError is a ValueError too)
             return _error(400, str(exc))
-        return _game_state(session)
+        return game_state(_state(request), session)
 
     @app.get("/api/games/{game_id}")
     def get_game(request: Request, game_id: str) -> Any:
         """The game as your seat sees it, with your legal moves when it is your turn."""
-        return _game_state(_state(request).games.get(game_id))
+        return game_state(_state(request), _state(request).games.get(game_id))
 
     @app.post("/api/games/{game_id}/move")
     def move(request: Request, game_id: str, body: MoveRequest) -> Any:
         """Play one move in notation; an illegal one is refused with the engine's message."""
         parsed = parse_move(body.move)
         session, bots = _state(request).games.play(game_id, body.version, parsed)
-        return _game_state(session, bots)
+        return game_state(_state(request), session, bots)
 
     @app.post("/api/games/{game_id}/open")
     def open_contract(request: Request, game_id: str, body: OpenRequest) -> Any:
@@ -297,4 +345,4 @@ def _add_play_api(app: FastAPI) -> None:
             if len(choices) > 1:
                 return {"choices": [dict(move_json(m), label=describe(m)) for m in choices]}
             played, bots = store.play(game_id, body.version, choices[0])
-        return _game_state(played, bots)
+        return game_state(_state(request), played, bots)

@@ -20,6 +20,13 @@ from carioca_env.melds import Meld, MeldKind
 HISTORY_SHOWN = 16
 
 
+def display_name(name: str) -> str:
+    """A seat's name as a page shows it: a tournament record's ``label (spec)`` becomes
+    ``label`` when both are the same (``heuristic (heuristic)`` is ``heuristic``)."""
+    label, sep, rest = name.partition(" (")
+    return label if sep and rest == label + ")" else name
+
+
 def card_list(cards: Sequence[int]) -> list[str]:
     """Cards in notation, sorted as a hand is shown (suit, then rank, jokers last)."""
     return [card_str(c) for c in sorted(cards, key=sort_key)]
@@ -80,7 +87,27 @@ def view_frame(view: PlayerView, names: Sequence[str], hands: Sequence[Sequence[
         "game_over": view.game_over,
         "history": [{"seat": e.seat, "text": e.text} for e in view.history[-HISTORY_SHOWN:]],
         "history_start": max(1, len(view.history) - HISTORY_SHOWN + 1),
+        "last": last_event(view),
     }
+
+
+def last_event(view: PlayerView) -> dict[str, Any] | None:
+    """The deal's last public event, for the page to highlight, or None at a deal's start.
+
+    ``card`` is the card it showed (discarded, taken from the pile, laid off, swapped in;
+    None for a stock draw or a recycle) and ``refs`` the melds it made or changed.
+    """
+    if not view.history:
+        return None
+    event = view.history[-1]
+    move = event.detail if isinstance(event.detail, Move) else None
+    refs: list[str] = []
+    if move is not None and move.kind is MoveKind.OPEN:
+        refs = [f"{event.seat}.{i}" for i in range(len(view.table[event.seat]))]
+    elif move is not None and move.kind in (MoveKind.LAY_OFF, MoveKind.SWAP):
+        refs = [f"{move.owner}.{move.index}"]
+    return {"seat": event.seat, "kind": event.kind.lower(), "text": event.text,
+            "card": card_str(event.card) if event.card >= 0 else None, "refs": refs}
 
 
 def game_frame(game: Game, names: Sequence[str], seat: int | None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from carioca_env import CariocaError, Game, RecordError
 from experiments.web.discovery import read_json
+from experiments.web.frames import display_name
 
 CHECKPOINT_EVERY = 16
 MAX_CACHED = 8
@@ -65,7 +66,7 @@ def build_replay(record: dict[str, Any]) -> Replay:
     """
     game, moves = Game.start_of_record(record)
     agents = record.get("agents")
-    names = [str(a) for a in agents] if isinstance(agents, list) and len(agents) == game.num_players else \
+    names = [display_name(str(a)) for a in agents] if isinstance(agents, list) and len(agents) == game.num_players else \
         [f"seat {s}" for s in range(game.num_players)]
     checkpoints = [copy.deepcopy(game)]
     actors: list[int] = []
