@@ -94,6 +94,7 @@ def test_play_a_whole_deal_against_greedy_by_clicking(page: Page, base_url: str,
         if s["game_over"]:
             break
         assert s["your_turn"] and page.get_attribute("#play", "data-version") == str(s["version"])
+        _check_controls(page, s)
         phase = s["frame"]["phase"]
         if phase == "draw":
             page.click("#stock")
@@ -111,17 +112,23 @@ def test_play_a_whole_deal_against_greedy_by_clicking(page: Page, base_url: str,
             _after(page, s["version"])
             opened += 1
         elif layable and not illegal_seen:
-            # first an attempt the rules forbid: 9C on the trio of eights
+            # 9C lays off nowhere: selecting it marks no meld, and a click on the trio of
+            # eights sends nothing (only what is legal takes a click)
             _click_card(page, "9C")
+            assert page.locator(".meld.target").count() == 0
+            assert page.inner_text("#hint").startswith("9\u2663: discard it")
+            posts: list[str] = []
+            page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
             page.click("[data-ref='0.0']")
-            page.wait_for_selector("#message.error")
-            assert "[R9]" in page.inner_text("#message") and "9C cannot be laid off" in page.inner_text("#message")
-            assert page.get_attribute("#play", "data-version") == str(s["version"])
+            page.wait_for_timeout(300)
+            assert not posts and page.get_attribute("#play", "data-version") == str(s["version"])
             page.click("#clear")
             illegal_seen = 1
         elif layable:
             m = layable[0]
             _click_card(page, m["card"])
+            targets = page.eval_on_selector_all(".meld.target", "els => els.map(e => e.dataset.ref)")
+            assert sorted(targets) == sorted({x["ref"] for x in layable if x["card"] == m["card"]})
             page.click(f"[data-ref='{m['ref']}']")
             _after(page, s["version"])
             lays += 1
@@ -134,12 +141,30 @@ def test_play_a_whole_deal_against_greedy_by_clicking(page: Page, base_url: str,
     s = _state(base_url, gid)
     assert s["game_over"], "the deal did not end within 40 of the person's actions"
     assert opened == 1 and lays >= 3 and illegal_seen
-    page.wait_for_selector("text=Game over")
+    page.wait_for_selector("#final h2")
+    assert "Game over" in page.inner_text("#final h2") and page.locator("#controls").count() == 0
     game = Game.load(served / "web-games" / f"{gid}.json")
     mine = [str(m) for m, seat in zip(game.moves, _actors(game)) if seat == 0]
     assert "open 8H 8D 8C / KS KH KD" in mine and sum(m.startswith("lay ") for m in mine) == lays
     result = game.deal_results[-1]
     assert not result.cancelled and page.inner_text("#scores .totals") .split()[1:] == [str(t) for t in game.totals]
+
+
+def _check_controls(page: Page, s: dict) -> None:
+    """Only what the legal moves allow takes a click; the seat heads count cards in English."""
+    legal = s["legal"]
+    kinds = {m["kind"] for m in legal}
+    assert page.is_enabled("#draw-stock") == ("draw_stock" in kinds)
+    assert page.is_enabled("#draw-discard") == ("draw_discard" in kinds)
+    for button in ("#discard", "#group", "#open"):  # nothing selected yet
+        assert not page.is_enabled(button), button
+    usable = {m["card"] for m in legal if "card" in m} | {c for m in legal if m["kind"] == "open" for c in m["cards"]}
+    for code, clickable in page.eval_on_selector_all(
+            "#hand-0 .card", "els => els.map(e => [e.dataset.code, e.classList.contains('clickable')])"):
+        assert clickable == (code in usable), (code, s["frame"]["phase"])
+    for seat in s["frame"]["seats"]:
+        n = seat["hand_size"]
+        assert f" {n} card{'' if n == 1 else 's'} \u00b7" in page.inner_text(f"#seat-{seat['seat']} .seathead")
 
 
 def _actors(game: Game) -> list[int]:

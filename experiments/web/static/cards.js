@@ -38,30 +38,42 @@ function cardEl(code, standsFor) {
 
 function backEl() { return el("div", "card back"); }
 
-function meldEl(meld, onMeld) {
+/* onMeld: the click handler, or null when the meld takes no click now */
+function meldEl(meld, onMeld, marks) {
   const m = el("div", "meld " + meld.kind);
   m.dataset.ref = meld.ref;
   m.dataset.text = meld.text;
   m.appendChild(el("span", "ref", meld.ref + " " + meld.kind));
   for (const c of meld.cards) m.appendChild(cardEl(c.card, c.stands_for));
+  if (marks && marks.last && marks.last.has(meld.ref)) m.classList.add("last");
   if (onMeld) {
-    m.classList.add("clickable");
+    m.classList.add("clickable", "target");
     m.addEventListener("click", () => onMeld(meld));
   }
   return m;
 }
 
+function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+
+/* opts.cardEnabled(code): whether a card of my hand takes a click now (all do when absent);
+   opts.meldTargets: the refs of the melds that take a click now (all do when absent) */
 function seatEl(frame, s, opts) {
   const seat = frame.seats[s];
-  const box = el("div", "seat" + (frame.current_player === s && !frame.game_over ? " to-act" : ""));
+  const last = frame.last;
+  const box = el("div", "seat" + (frame.current_player === s && !frame.game_over ? " to-act" : "") +
+    (last && last.seat === s ? " last-mover" : ""));
   box.id = "seat-" + s;
   const head = el("div", "seathead");
   head.appendChild(el("b", null, "seat " + s + " \u00b7 " + seat.name));
-  head.appendChild(el("span", "muted", " " + seat.hand_size + " cards \u00b7 total " + seat.total +
+  head.appendChild(el("span", "muted", " " + plural(seat.hand_size, "card") + " \u00b7 total " + seat.total +
     (seat.opened ? " \u00b7 opened" : " \u00b7 not opened") + (frame.dealer === s ? " \u00b7 dealer" : "")));
   box.appendChild(head);
   const melds = el("div", "melds");
-  for (const meld of seat.melds) melds.appendChild(meldEl(meld, opts.onMeld));
+  const marks = {last: new Set(last ? last.refs : [])};
+  for (const meld of seat.melds) {
+    const takes = opts.onMeld && (!opts.meldTargets || opts.meldTargets.has(meld.ref));
+    melds.appendChild(meldEl(meld, takes ? opts.onMeld : null, marks));
+  }
   box.appendChild(melds);
   const hand = el("div", "hand");
   hand.id = "hand-" + s;
@@ -72,8 +84,12 @@ function seatEl(frame, s, opts) {
       if (opts.selected && opts.selected.has(i)) c.classList.add("selected");
       if (opts.grouped && opts.grouped.has(i)) c.classList.add("grouped");
       if (opts.onCard && s === opts.mySeat) {
-        c.classList.add("clickable");
-        c.addEventListener("click", () => opts.onCard(i, code));
+        if (!opts.cardEnabled || opts.cardEnabled(code, i)) {
+          c.classList.add("clickable");
+          c.addEventListener("click", () => opts.onCard(i, code));
+        } else {
+          c.classList.add("inert");
+        }
       }
       hand.appendChild(c);
     });
@@ -93,6 +109,8 @@ function pilesEl(frame, opts) {
   stock.id = "stock";
   stock.dataset.size = frame.stock_size;
   stock.appendChild(frame.stock_size ? backEl() : el("div", "card empty"));
+  const last = frame.last;
+  if (last && last.kind === "draw_stock") stock.classList.add("last");
   stock.appendChild(el("div", "count", "stock " + frame.stock_size));
   if (opts.onStock) { stock.classList.add("clickable"); stock.addEventListener("click", opts.onStock); }
   const disc = el("div", "pile");
@@ -100,6 +118,7 @@ function pilesEl(frame, opts) {
   const pile = frame.discard_pile;
   disc.dataset.top = pile.length ? pile[pile.length - 1] : "";
   disc.appendChild(pile.length ? cardEl(pile[pile.length - 1]) : el("div", "card empty"));
+  if (last && last.kind === "discard") disc.classList.add("last");
   disc.appendChild(el("div", "count", "discard pile " + pile.length));
   if (opts.onDiscard) { disc.classList.add("clickable"); disc.addEventListener("click", opts.onDiscard); }
   piles.appendChild(stock);
@@ -132,20 +151,26 @@ function scoresEl(frame) {
 }
 
 function historyEl(frame) {
+  // the numbers are spans, not list markers: a marker of 100 or more spills out of the box
   const h = el("ol", "history small");
   h.id = "history";
-  h.start = frame.history_start;  // the deal's event numbers, not 1 for the oldest shown
-  for (const e of frame.history) h.appendChild(el("li", null, "seat " + e.seat + ": " + e.text));
+  frame.history.forEach((e, k) => {
+    const li = el("li", k === frame.history.length - 1 && frame.last ? "last" : null);
+    li.appendChild(el("span", "num", String(frame.history_start + k)));  // the deal's event numbers
+    li.appendChild(el("span", null, "seat " + e.seat + ": " + e.text));
+    h.appendChild(li);
+  });
   return h;
 }
 
-/* opts: {mySeat, selected: Set, grouped: Set, onCard(i, code), onMeld(meld), onStock(), onDiscard()} */
+/* opts: {mySeat, selected: Set, grouped: Set, onCard(i, code), cardEnabled(code, i), onMeld(meld), meldTargets: Set,
+          onStock(), onDiscard()} */
 function renderTable(root, frame, opts) {
   opts = opts || {};
   root.innerHTML = "";
   const head = el("div", "tablehead");
   head.id = "tablehead";
-  head.textContent = frame.game_over ? "game over" :
+  head.textContent = frame.game_over ? "game over \u00b7 the final table, every hand as the last deal ended" :
     frame.contract + " \u00b7 turn " + frame.turn + " \u00b7 seat " + frame.current_player + " to " + frame.phase +
     (frame.viewer === null ? " \u00b7 all hands" : " \u00b7 seat " + frame.viewer + "'s view");
   root.appendChild(head);
