@@ -20,10 +20,20 @@ from carioca_env import PENALTY, Game, parse_card
 from experiments.web.frames import card_list
 from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
-from web_helpers import CHROMIUM_ARGS, live_server, stacked_deck, swap_deck, write_played_record
+from web_helpers import CHROMIUM_ARGS, live_server, play_person, stacked_deck, swap_deck, write_played_record
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 15_000
+#: a desktop window and a phone
+WIDTHS = [1280, 390]
+#: a learning curve: two opponents, the long header of eval.csv
+EVAL_CSV = ("steps,opponent,contracts,decks,deals,learner_mean,learner_ci_low,learner_ci_high,opponent_mean,"
+            "opponent_ci_low,opponent_ci_high,diff_mean,diff_ci_low,diff_ci_high,learner_open_rate,"
+            "learner_win_rate,truncated,wall_time_s\n" + "".join(
+                f"{steps},{opp},1,50,100,{m},{m - 5},{m + 5},{o},{o - 4},{o + 4},{m - o},{m - o - 6},{m - o + 6},"
+                f"0.5,0.4,0,{steps / 100}\n"
+                for steps, m in ((10_000, 60.0), (20_000, 45.5), (40_000, 38.0))
+                for opp, o in (("random", 55.0), ("greedy", 30.0))))
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +41,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("served")
     write_played_record(folder / "records" / "three.json", players=3, deals=(1, 2), seed=5)
     (folder.parent / "outside.json").write_text((folder / "records" / "three.json").read_text())
+    (folder / "run").mkdir()
+    (folder / "run" / "eval.csv").write_text(EVAL_CSV)
+    (folder / "run" / "experiment.json").write_text(json.dumps({"note": "x" * 400}))
+    (folder / "pending").mkdir()
+    (folder / "pending" / "results.jsonl").write_text("")
     return folder
 
 
@@ -49,8 +64,10 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh page, 1,280 px wide unless the test is parametrized with another width."""
+    width = getattr(request, "param", 1280)
+    context = browser.new_context(viewport={"width": width, "height": 900})
     pg = context.new_page()
     pg.set_default_timeout(WAIT_MS)
     errors: list[str] = []
@@ -313,3 +330,156 @@ def test_a_joker_swap_by_clicking_offers_the_ends(page: Page, base_url: str, ser
     assert run.locator(".card[data-stands-for='3S']").count() == 1
     game = Game.load(served / "web-games" / f"{gid}.json")
     assert str(game.moves[-1]) == "swap 6S 0.1 low"
+
+
+# --------------------------------------------------------------------------- the table helps
+
+
+def _fits(page: Page) -> None:
+    """No horizontal overflow: the page is no wider than the window."""
+    wide, window = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert wide <= window, f"{page.url}: {wide} px wide in a {window} px window"
+
+
+def _enabled(page: Page) -> dict[str, bool]:
+    return {b: page.is_enabled(f"#{b}") for b in ("draw-stock", "draw-discard", "discard", "group", "open")}
+
+
+def _check_last(page: Page, state: dict) -> None:
+    """The last public move is named above the table and outlined on it."""
+    last = state["frame"]["last"]
+    assert page.inner_text("#last-move").endswith(last["text"])
+    assert page.locator(f"#seat-{last['seat']}.last-mover").count() == 1 and page.locator(".seat.last-mover").count() == 1
+    assert sorted(page.eval_on_selector_all(".meld.last", "els => els.map(e => e.dataset.ref)")) == sorted(last["refs"])
+    assert page.locator("#discard.last").count() == (last["kind"] == "discard")
+    assert page.inner_text("#history li.last").endswith(last["text"])
+
+
+@pytest.mark.parametrize("page", WIDTHS, indirect=True)
+def test_only_legal_moves_take_a_click_and_the_last_move_is_highlighted(page: Page, base_url: str, served: Path) -> None:
+    gid = _new_stacked_game(served)
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#play[data-your-turn='true']")
+    _fits(page)
+    assert _enabled(page) == {"draw-stock": True, "draw-discard": True, "discard": False, "group": False, "open": False}
+    assert page.locator("#hand-0 .card.clickable").count() == 0  # nothing to do with a card before drawing
+    assert page.locator("#stock.clickable").count() == 1 and page.locator("#discard.clickable").count() == 1
+    page.click("#draw-stock")
+    _after(page, 0)
+    s = _state(base_url, gid)
+    _check_last(page, s)
+    assert _enabled(page) == {"draw-stock": False, "draw-discard": False, "discard": False, "group": False, "open": False}
+    # one card: discardable, but no meld alone; three eights are a meld of an opening
+    _click_card(page, "8C")
+    assert page.is_enabled("#discard") and not page.is_enabled("#group")
+    assert "group it into a meld of an opening" in page.inner_text("#hint")
+    for code in ("8D", "8H"):
+        _click_card(page, code)
+    assert page.is_enabled("#group") and not page.is_enabled("#discard") and not page.is_enabled("#open")
+    _click_card(page, "9C")  # 8C 8D 8H 9C is no meld
+    assert not page.is_enabled("#group") and "no meld of a legal opening" in page.inner_text("#hint")
+    page.locator("#hand-0 .card.selected[data-code='9C']").click()
+    page.click("#group")
+    assert page.locator("#hand-0 .card.grouped").count() == 3 and not page.is_enabled("#open")
+    for code in ("KS", "KH", "KD"):
+        _click_card(page, code)
+    assert page.is_enabled("#open") and page.is_enabled("#group")
+    version = int(page.get_attribute("#play", "data-version"))
+    page.click("#open")
+    _after(page, version)
+    s = _state(base_url, gid)
+    _check_last(page, s)
+    assert s["frame"]["last"]["kind"] == "open" and page.locator(".meld.last").count() == 2
+    # no lay-off in the turn of the opening (R9: only on later turns): a meld is no target yet
+    _click_card(page, "8S")
+    assert not [m for m in s["legal"] if m["kind"] == "lay_off"] and page.locator(".meld.target").count() == 0
+    page.locator("#hand-0 .card.selected").click()
+    _click_card(page, "QD")
+    version = int(page.get_attribute("#play", "data-version"))
+    page.click("#discard")
+    _after(page, version)
+    s = _state(base_url, gid)
+    assert s["frame"]["last"]["seat"] == 1  # greedy answered: its last move is the one outlined
+    _check_last(page, s)
+    bot_moves = s["version"] - version - 1  # after the person's discard
+    assert bot_moves >= 2 and page.locator("#bots div").count() == 1 + bot_moves  # a heading, then each move
+    # the next turn: 8S lays off on the eights only, and a meld takes a click only then
+    version = s["version"]
+    page.click("#stock")
+    _after(page, version)
+    _click_card(page, "8S")
+    assert page.eval_on_selector_all(".meld.target", "els => els.map(e => e.dataset.ref)") == ["0.0"]
+    page.locator("#hand-0 .card.selected").click()
+    assert page.locator(".meld.target").count() == 0 and page.locator(".meld.clickable").count() == 0
+    _fits(page)
+
+
+def _two_deal_game(served: Path, seed: int) -> tuple[str, GameStore]:
+    store = GameStore(SafeRoot.of(served))
+    return store.create(2, ["greedy"], 0, [1, 2], seed).id, store
+
+
+@pytest.mark.parametrize("page", WIDTHS, indirect=True)
+def test_a_deal_summary_before_the_next_deal_and_the_final_table(page: Page, base_url: str, served: Path) -> None:
+    gid, store = _two_deal_game(served, 3)
+    responses: list[dict] = []
+    page.on("response", lambda r: responses.append(r.json()) if "/api/games/" in r.url else None)
+    game = play_person(store, gid, lambda g: len(g.deal_results) >= 1)
+    assert not game.game_over
+    page.goto(f"{base_url}/play/{gid}")
+    page.wait_for_selector("#deal-summary:not([hidden]) h2")
+    _fits(page)
+    summary = _state(base_url, gid)["deals"][0]
+    assert "is over" in page.inner_text("#deal-summary h2") and page.is_hidden("#table") and page.is_hidden("#controls")
+    for s in range(2):
+        row = page.locator(f".summary-seat[data-seat='{s}']")
+        assert row.get_attribute("data-score") == str(summary["scores"][s])
+        assert row.locator(".card").evaluate_all("els => els.map(e => e.dataset.code)") == summary["hands"][s]
+        assert sum(PENALTY[parse_card(c)] for c in summary["hands"][s]) == summary["scores"][s]
+    assert summary["hands"][summary["closer"]] == []
+    page.click("#next-deal")
+    page.wait_for_selector("#deal-summary[hidden]", state="attached")
+    assert page.is_visible("#table") and page.is_visible("#actions")
+    page.reload()
+    page.wait_for_selector("#play[data-your-turn='true']")
+    assert page.is_hidden("#deal-summary")  # dismissed once, not shown again
+    # during the deal no response carried another seat's hand
+    assert responses and all(r["frame"]["seats"][1]["hand"] is None for r in responses if "frame" in r)
+    # the game ends: the final table shows every hand and the standings, with no controls
+    game = play_person(store, gid, lambda g: False)
+    page.reload()
+    page.wait_for_selector("#final:not([hidden]) h2")
+    _fits(page)
+    assert page.locator("#controls").count() == 0 and page.locator("#actions button").count() == 0
+    assert page.locator("#hand-0 .card.back, #hand-1 .card.back").count() == 0
+    for s in range(2):
+        assert _hand_on_page(page, s) == card_list(game.hand(s))
+    totals = page.eval_on_selector_all("#standings tr.winner td:last-child", "els => els.map(e => Number(e.textContent))")
+    assert totals == [min(game.totals)] * len(game.winners)
+    assert "Game over" in page.inner_text("#final h2")
+
+
+@pytest.mark.parametrize("page", WIDTHS, indirect=True)
+def test_pages_fit_the_window_and_the_run_page_draws_its_curve(page: Page, base_url: str, served: Path) -> None:
+    for path in ("/", "/run?path=run", "/view?path=records/three.json&move=189"):
+        page.goto(base_url + path)
+        page.wait_for_load_state("load")
+        if path.startswith("/view"):
+            page.wait_for_selector("#viewer[data-shown='189']")
+        _fits(page)
+    # history numbers of 100 and more stay inside the history box
+    box = page.locator("#history").bounding_box()
+    numbers = page.locator("#history .num")
+    assert int(numbers.last.inner_text()) >= 100
+    for k in range(numbers.count()):
+        b = numbers.nth(k).bounding_box()
+        assert box["x"] <= b["x"] and b["x"] + b["width"] <= box["x"] + box["width"]
+    page.goto(f"{base_url}/")
+    assert "None" not in page.inner_text("main") and "no summary yet" in page.inner_text("main")
+    page.goto(f"{base_url}/run?path=run")
+    svg = page.locator("#learning-curve svg")
+    b = svg.bounding_box()
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert 200 < b["width"] <= width and b["height"] > 100
+    assert page.locator("#learning-curve polyline.learner").count() == 2
+    assert page.locator("#learning-curve circle").count() == 6
