@@ -6,8 +6,7 @@ the top discard or not (``advice_take``), which discards it ranks best
 table meld and slot of its next lay-off or swap (``advice_play``, ``advice_target``,
 ``advice_slot``; :mod:`carioca_env.planning`).  A plain action layer must learn, for
 each of its 2,191 ids (2 players), that the advice of that id's cards points at it: the
-558 opening-meld ids and the lay-off ids are each chosen in a few states of the data,
-and imitation left the heuristic's opening at 8% of the contract-2 openings (README).
+558 opening-meld ids and the lay-off ids are each chosen in a few states of the data.
 
 :class:`AdvicePriorHead` adds, to the action layer's logits, one learned weight per
 kind of advice times a fixed score of each action id against that advice (residual
@@ -30,10 +29,9 @@ swap           swap ``(c, t, e)``: ``advice_play[c] * advice_target[t] * advice_
 
 The weights start at :data:`INITIAL_WEIGHT` (2: an advised action is about 7 times as
 likely as another before any training); imitation learns how far to trust each kind,
-and fine-tuning can lower a weight where the heuristic is wrong.  On a tiny imitation
-run (contract 2, 2 x 30 games) the held-out accuracy was 0.976 with the prior and 0.688
-without; with the weights starting at 0 it was 0.731 (Adam moves them about one
-learning rate per step).
+and fine-tuning can lower a weight where the heuristic is wrong.  Starting the weights at
+0 instead would leave the prior almost unused in a short run: Adam moves a weight
+about one learning rate per step.
 The advice pieces reach the action layer through the actor's latent
 (:class:`AdvicePassThrough` appends them), so every path sb3 uses to compute logits
 (``forward``, ``evaluate_actions``, ``get_distribution``) and the fast

@@ -3,7 +3,7 @@
 ``MaskablePPO.save`` writes the weights as float32 into an uncompressed zip.  A shipped
 model only plays, so half the precision is enough: float16 keeps about three decimal
 digits, far finer than the gaps between the logits a policy acts on (the measurement is
-in ``README.md``, "The shipped learned set").  Halving is what lets every shipped model
+in ``docs/results/2026-12-01-learned-set.md``).  Halving is what lets every shipped model
 carry the card head and the whole set stay within the 30 MB budget of the package.
 
 Nothing else changes: ``MaskablePPO.load`` copies each stored tensor into the freshly

@@ -2,13 +2,10 @@
 
 :func:`carioca_env.determinize.determinize_view` deals the unseen cards uniformly.  An
 opponent who has played for a while is not holding a random hand: it drew and kept what
-brought it closer to its contract.  Measured on heuristic self-play (2 players, an
-unopened opponent, its true hand against the hidden hands of uniform determinizations),
-the uniform hands are far behind: in contract 6 the true deficiency falls from 3.0
-(turns 0-5) to 1.0 (turns 18+) while the uniform hands stay near 4.0; in contract 7
-from 4.4 to 1.1 against 4.8.  Search over such hands believes every opponent is slow,
-and its own long plans look safe when they are not (README, "Search and the tuned
-heuristic").
+brought it closer to its contract, so a uniform hand is further from the contract than
+the true one, and the more so the longer the deal has run.  Search over such hands
+believes every opponent is slow, and its own long plans look safe when they are not
+(the calibration: ``docs/results/2026-12-01-search-and-heuristic.md``).
 
 :func:`informed_determinization` replays, for each unopened opponent, the draws it made
 from the stock this deal (their number is public: the history shows each stock draw)

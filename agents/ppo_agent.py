@@ -286,7 +286,7 @@ def masked_action(model: Any, obs: np.ndarray, mask: np.ndarray, deterministic: 
 
     Deterministic: the legal action of highest logit, which is what
     ``model.predict(obs, action_masks=mask, deterministic=True)`` returns, computed
-    without its per-call overhead (~0.3 ms instead of several).  Otherwise a sample of
+    without its per-call overhead.  Otherwise a sample of
     the masked distribution drawn with ``rng`` (never torch's global generator, which a
     training process uses for its own actions).
     """

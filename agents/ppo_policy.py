@@ -1,11 +1,10 @@
 """The MaskablePPO policy that ``carioca train`` uses: sb3-contrib's, with a faster sampler.
 
 sb3-contrib samples a masked categorical with ``torch.multinomial``, which on the CPU
-costs about 0.6 ms for 8 rows of 2,191 actions (measured here with one torch thread):
-more than the environment step it serves; and it normalizes the 2,191 logits twice per
-forward pass.  :class:`InverseCdfMaskableCategorical` computes the same distribution
+costs more than the environment step it serves for rows of thousands of actions; and it
+normalizes the logits twice per forward pass.  :class:`InverseCdfMaskableCategorical` computes the same distribution
 with one ``log_softmax`` and samples it by inverse transform (a cumulative sum, one
-uniform per row, a binary search: about 60 µs).  The network, the masking convention,
+uniform per row, a binary search).  The network, the masking convention,
 the loss and saving are sb3-contrib's own; a model trained with this policy loads with
 ``MaskablePPO.load`` wherever :mod:`agents` is importable.
 """

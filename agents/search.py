@@ -12,7 +12,7 @@ For a decision with a real choice the agent
      hidden cards replay twice as many draws as it made from the stock, keeping what
      lowers its deficiency, so it is as far along as real opponents are), or with
      ``infer=0`` uniformly (:func:`carioca_env.determinize.determinize_view`), which
-     measured much worse in contract 6 (README: uniform hands make every opponent slow);
+     makes every opponent look slow;
   3. plays each candidate on a clone of that same determinization (common random
      numbers: the candidates are compared on the same deals) and rolls the deal out to
      its end with the rollout policy in every seat (the heuristic by default);
@@ -20,9 +20,8 @@ For a decision with a real choice the agent
      seats minus its own (a rollout cut off after ``max_turns`` is scored by the
      penalties of the hands it reached), and plays the heuristic's move unless another
      candidate beats it on the same determinizations by more than ``z`` standard errors
-     of the paired difference (then the best such one).  A plain argmax of the means was
-     measured worse than the heuristic itself at 32 rollouts (see the README): a deal's
-     penalty difference varies far more than the candidates differ.
+     of the paired difference (then the best such one).  Not a plain argmax of the means: a
+     deal's penalty difference varies far more than the candidates differ.
 
 A decision with one legal move costs nothing.  The budget is ``sims`` rollouts per
 decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out until
@@ -131,7 +130,7 @@ class SearchAgent:
         """Index of the candidate to play: the heuristic's (0) unless another beats it on
         the shared determinizations by more than ``z`` standard errors of the paired
         difference (a noisy argmax over a few rollouts of a high-variance deal is worse
-        than the heuristic's own choice: measured, see the README)."""
+        than the heuristic's own choice)."""
         base = samples[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(samples)):

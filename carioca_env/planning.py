@@ -29,12 +29,12 @@ the exact hand analysis from the raw cards):
 * ``top_gain``: two flags on the top discard: it lowers the hand's deficiency (before
   opening), and it can be laid off on a table meld now (the draw choice of the
   heuristic, which a network trained on a few thousand draws hardly learns from the
-  raw one-hots: 17% of the heuristic's discard draws were imitated on contract 6).
+  raw one-hots).
 
 ``features="advice"`` appends, after all of those, the heuristic's own verdicts, so
 that a learner starts from its teacher's choices and learns where to depart from them
-(imitating the ``discards`` inputs alone copied 86-90% of the heuristic's moves and lost
-a few points per deal to it):
+(a learner given only the ``discards`` inputs must rediscover the heuristic's choices
+from them; measured in ``docs/results/2026-12-01-learned-set.md``):
 
 * ``advice_discard``: per card type held, when the seat is to discard (after its draw,
   and the heuristic would not meld instead), ``1 - (cost - best) / 10`` at least 0,
@@ -48,13 +48,12 @@ a few points per deal to it):
   discard;
 * ``advice_meld``: 1 when the seat has drawn and the heuristic would open (it opens as
   soon as it can, so also while an opening is being chosen), lay off or swap a joker
-  rather than discard; the discard advice is then 0.  Without this flag a learner
-  trusting the discard advice discarded where an opening was possible: on contract 6,
-  where the opening closes the deal, 24 of 52 openings were missed.
+  rather than discard; the discard advice is then 0, so a learner trusting the
+  discard advice does not discard where the heuristic would open.
 
 ``features="advice_play"`` appends, after all of those, the heuristic's next opening
-meld, lay-off or swap, the choices ``advice_meld`` only flags (the ``advice`` models
-left the heuristic at about 10% of their lay-off turns and 4-14% of their openings):
+meld, lay-off or swap, the choices ``advice_meld`` only flags (with ``advice`` alone a
+learner must still pick the meld, the card and the target itself):
 
 * ``advice_play``: per card type, at an opening step, the copies of that type in the
   next meld of the heuristic's best openings that begin with the melds chosen so far,

@@ -5,7 +5,7 @@ them, and their files.
 (``to_record``, ``start_of_record``, ``from_record``, ``check_record_results``, ``save``,
 ``load``; ``Game`` inherits them).  Files are read bounded, never with a traceback
 (:func:`read_record`) and written atomically (:func:`write_atomic`).  The format is
-documented in the README.
+documented in ``docs/tournaments.md`` ("Game record format").
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class GameRecords:
         """The game a record starts from (no move played yet) and its moves' notations.
 
         Every header field is checked for its type and value before the game is built
-        (see the README's record format), so a corrupt or foreign record gives one
+        (see the record format in ``docs/tournaments.md``), so a corrupt or foreign record gives one
         :class:`RecordError` that names the field, never another exception.
 
         Raises:

@@ -61,7 +61,7 @@ from experiments.imitate.config import ImitateConfig
 from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
 from experiments.train.files import _atomic_write
 
-#: The pipeline's defaults (chosen by the measurements in the README).
+#: The pipeline's defaults (chosen by the measurements in docs/results/2026-12-01-learned-set.md).
 PIPELINE: dict[str, Any] = {
     "net_arch": (64, 64),
     # the discard piece lifted the imitated contract-6 agent (2 players, 100 fresh decks)
@@ -69,7 +69,7 @@ PIPELINE: dict[str, Any] = {
     # with it; the advice piece (the heuristic's own verdicts) lifted the held-out
     # accuracy of the 2-player contract models from 0.84-0.94 to 0.94-0.98, and on 1,000
     # fresh decks their gap to the heuristic from +0.4..+4.5 (6 of 7 significant) to
-    # -1.3..+2.0 (2 of 7) points per deal (see the README); advice_play (its next
+    # -1.3..+2.0 (2 of 7) points per deal (see docs/results); advice_play (its next
     # opening meld, lay-off or swap) cut the contract-2 model's lay-off turns outside the
     # heuristic's choices from 10% to 0.9% and its openings from 13.5% to 8%
     "features": "advice_play",

@@ -24,7 +24,7 @@ BUILTIN_AGENTS = ("random", "greedy", "heuristic")
 
 #: Named option sets; explicit options override them.
 PRESETS: dict[str, dict[str, Any]] = {
-    # The README's main command: the built-in agents over all seven contracts, a few
+    # `make demo`, the README's main command: the built-in agents over all seven contracts, a few
     # minutes on 2 cores.
     "demo": {"agents": None, "players": 3, "contracts": ALL_CONTRACTS, "decks": 40, "max_turns": 1000},
     # A smoke test in seconds.

@@ -18,7 +18,7 @@ traceback.
 
 Workers import this project and any ``py:`` plugin module: on a local cluster they get
 this process's ``sys.path`` through ``PYTHONPATH``; on a real cluster install the
-package on every node (or pass a Ray ``runtime_env``, see the README).
+package on every node (or pass a Ray ``runtime_env``, see ``docs/ray.md``).
 """
 
 from __future__ import annotations
