@@ -26,6 +26,19 @@ CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 15_000
 #: a desktop window and a phone
 WIDTHS = [1280, 390]
+#: a tournament summary with long agent specs and the batch ratings
+TOURNAMENT_SUMMARY = {
+    "config": {"agents": [f"agent{k}=search:rollout=greedy,sims=64,seed={k}" for k in range(3)], "players": 2,
+               "contracts": [1, 2, 3], "format": "duplicate"},
+    "deals_played": 60, "deals_expected": 60, "truncated": 0, "cancelled": 0, "notes": [],
+    "agents": [{"contract": "all", "agent": f"agent{k}", "mean_penalty": 30.0 + k, "ci_low": 25.0, "ci_high": 35.0,
+                "decks": 10, "deals": 60, "win_rate": 0.5, "close_rate": 0.4, "open_rate": 0.9, "truncated": 0}
+               for k in range(3)],
+    "pairs": [{"contract": "all", "agent_x": "agent0", "agent_y": "agent1", "mean_diff": -1.0, "ci_low": -3.0,
+               "ci_high": 1.0, "decks": 10}],
+    "ratings": [{"agent": f"agent{k}", "rating": 1500.0 + k, "low": 1450.0, "high": 1550.0, "strength": 0.0,
+                 "matches": 60, "pairs": 60} for k in range(3)],
+}
 #: a learning curve: two opponents, the long header of eval.csv
 EVAL_CSV = ("steps,opponent,contracts,decks,deals,learner_mean,learner_ci_low,learner_ci_high,opponent_mean,"
             "opponent_ci_low,opponent_ci_high,diff_mean,diff_ci_low,diff_ci_high,learner_open_rate,"
@@ -46,6 +59,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "run" / "experiment.json").write_text(json.dumps({"note": "x" * 400}))
     (folder / "pending").mkdir()
     (folder / "pending" / "results.jsonl").write_text("")
+    (folder / "tour").mkdir()
+    (folder / "tour" / "summary.json").write_text(json.dumps(TOURNAMENT_SUMMARY))
     return folder
 
 
@@ -461,7 +476,7 @@ def test_a_deal_summary_before_the_next_deal_and_the_final_table(page: Page, bas
 
 @pytest.mark.parametrize("page", WIDTHS, indirect=True)
 def test_pages_fit_the_window_and_the_run_page_draws_its_curve(page: Page, base_url: str, served: Path) -> None:
-    for path in ("/", "/run?path=run", "/view?path=records/three.json&move=189"):
+    for path in ("/", "/run?path=run", "/tournament?path=tour", "/view?path=records/three.json&move=189"):
         page.goto(base_url + path)
         page.wait_for_load_state("load")
         if path.startswith("/view"):

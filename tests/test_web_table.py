@@ -189,6 +189,7 @@ def test_a_tournament_without_summary_shows_no_none_and_records_name_agents_once
     client = TestClient(create_app(served))
     page = client.get("/").text
     assert "None" not in page and "no summary yet" in page
+    assert "heuristic (heuristic)" not in page and "heuristic, g (greedy)" in page
     assert "heuristic (heuristic)" not in client.get("/view?path=r.json").text
     names = client.get("/api/replay?path=r.json").json()["names"]
     assert names == ["heuristic", "g (greedy)"]

@@ -29,7 +29,7 @@ from experiments.web.clicks import describe, resolve_opening
 from experiments.web.curves import MAX_BYTES as MAX_EVAL_BYTES
 from experiments.web.curves import learning_curve, read_points
 from experiments.web.deals import DealLog
-from experiments.web.frames import game_frame, move_json
+from experiments.web.frames import display_name, game_frame, move_json
 from experiments.web.models import MoveRequest, NewGame, OpenRequest
 from experiments.web.replays import Replay, ReplayCache
 from experiments.web.safepath import PathRefused, SafeRoot
@@ -93,7 +93,7 @@ def create_app(folder: str | Path) -> FastAPI:
     app = FastAPI(title="carioca serve", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.web = WebState(root, ReplayCache(), GameStore(root))
     app.state.templates = Jinja2Templates(directory=str(HERE / "templates"))
-    app.state.templates.env.filters.update(dash=dash, fixed=fixed)
+    app.state.templates.env.filters.update(dash=dash, fixed=fixed, seat_name=lambda name: display_name(str(name)))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     _add_error_handlers(app)
     _add_pages(app)

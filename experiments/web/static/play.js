@@ -86,6 +86,8 @@
     if (st.seen === null) {
       try { st.seen = Number(localStorage.getItem(SEEN_KEY) || 0); } catch (e) { st.seen = 0; }
     }
+    // more deals seen than played: the count is another folder's game of the same id
+    if (!(st.seen <= st.game.deals.length)) markSeen(st.game.deals.length);
     return st.seen;
   }
 
