@@ -2,7 +2,7 @@
 
 Before opening
   * The hand is judged by its exact deficiency for the deal's contract (fewest cards
-    still missing, jokers included, :func:`agents.features.analyze`), then by its live
+    still missing, jokers included, :func:`carioca_env.analysis.analyze`), then by its live
     outs (card types that lower the deficiency, weighted by how many copies are still
     unseen: not in the hand, on the table, in the discard pile or known to be in
     another hand), then by its penalty.
@@ -25,7 +25,7 @@ Before opening
 
 After opening
   * Every turn lays off as many cards as possible (a small search over lay-offs and
-    joker swaps, whose order matters on runs: see :func:`agents.features.plan_layoffs`),
+    joker swaps, whose order matters on runs: see :func:`carioca_env.analysis.plan_layoffs`),
     jokers included; a swap sheds a natural card, so it is one more lay-off.
   * Draw: the top discard when it adds a lay-off this turn.
   * Discard: the card least likely to fit later (how far it is from a run end, how many
@@ -39,13 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
-from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
-from carioca_env.meld_moves import view_meld_moves
-from carioca_env.melds import Meld, MeldKind, card_positions
-from carioca_env.openings import can_open
-
-from agents.base import SeededAgent, forced_draw
-from agents.features import (
+from carioca_env.analysis import (
     SimMeld,
     analyze,
     counts_minus,
@@ -54,6 +48,12 @@ from agents.features import (
     sim_table,
     unseen_counts,
 )
+from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
+from carioca_env.meld_moves import view_meld_moves
+from carioca_env.melds import Meld, MeldKind, card_positions
+from carioca_env.openings import can_open
+
+from agents.base import SeededAgent, forced_draw
 
 #: Weights of the discard cost (tuned by self-play against ``greedy``).
 DEFAULT_PARAMS: dict[str, float] = {

@@ -11,7 +11,7 @@ believes every opponent is slow, and its own long plans look safe when they are 
 from the stock this deal (their number is public: the history shows each stock draw)
 on the unseen cards: the hidden part of its hand starts as a uniform deal from the
 unseen cards, and each replayed draw takes a random unseen card, keeps it when it
-lowers the hand's exact deficiency for the contract (:func:`agents.features.analyze`),
+lowers the hand's exact deficiency for the contract (:func:`carioca_env.analysis.analyze`),
 and then gives back a card whose loss keeps that deficiency (a drawn card that does not
 help is given back at once).  That is what a player who keeps only useful cards would
 hold after as many draws.  Opened opponents' hidden cards and the stock stay uniform.
@@ -27,9 +27,8 @@ from __future__ import annotations
 import random
 
 from carioca_env import Game, PlayerView
+from carioca_env.analysis import analyze
 from carioca_env.determinize import game_from_view, unseen_places
-
-from agents.features import analyze
 
 #: Replayed draws per stock draw of the opponent (see :func:`informed_hidden`).
 DEFAULT_FACTOR = 2.0

@@ -3,8 +3,7 @@
 ``carioca_v0.env(features="planning")`` appends these values to the observation (the
 table in :mod:`carioca_env.observation` lists them).  They are computed from the seat's
 :class:`~carioca_env.PlayerView` only, with the exact hand analysis of
-:mod:`agents.features` (plain Python; imported when the piece is first computed, so the
-engine itself never needs it):
+:mod:`carioca_env.analysis`:
 
 * ``plan_deficiency``: the hand's exact deficiency for the deal's contract (fewest cards
   still missing, jokers included) divided by the contract's card count; 0 once the seat
@@ -77,6 +76,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from carioca_env.analysis import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.game import PlayerView
 from carioca_env.melds import End, Meld, MeldKind
@@ -132,8 +132,6 @@ ADVICE_SCALE = 10.0
 
 def encode_planning(view: PlayerView) -> np.ndarray:
     """The planning piece of ``view``'s seat (``PLANNING_SIZE`` float32 values in [0, 1])."""
-    from agents.features import analyze, sim_table
-
     out = np.zeros(PLANNING_SIZE, dtype=np.float32)
     used0 = 1
     outs0 = used0 + NUM_CARD_TYPES
@@ -153,8 +151,6 @@ def encode_planning(view: PlayerView) -> np.ndarray:
 
 def encode_discards(view: PlayerView) -> np.ndarray:
     """The discard piece of ``view``'s seat (``DISCARD_SIZE`` float32 values in [0, 1])."""
-    from agents.features import analyze, counts_minus, sim_table, unseen_counts
-
     out = np.zeros(DISCARD_SIZE, dtype=np.float32)
     top = view.top_discard
     gain = 2 * NUM_CARD_TYPES

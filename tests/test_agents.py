@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.base import Agent
-from agents.features import SimMeld, analyze, deficiency, plan_layoffs
+from carioca_env.analysis import SimMeld, analyze, deficiency, plan_layoffs
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent

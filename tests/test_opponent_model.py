@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.features import analyze
+from carioca_env.analysis import analyze
 from agents.heuristic import HeuristicAgent
 from agents.opponent_model import _replay, informed_determinization, informed_hidden, stock_draws
 from agents.search import SearchAgent

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from agents.features import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env import Game, GameConfig, carioca_v0
+from carioca_env.analysis import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError

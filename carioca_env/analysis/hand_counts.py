@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from carioca_env.analysis.deficiency import suit_masks
 from carioca_env.cards import JOKER, rank_of, suit_of
 from carioca_env.melds import HIGH_ACE, LOW_ACE, card_positions, position_card
 from carioca_env.view import PlayerView
-
-from agents.deficiency import suit_masks
 
 
 def unseen_counts(view: PlayerView) -> list[int]:
