@@ -34,13 +34,15 @@ from importlib import metadata
 from typing import Any
 
 from agents.base import Agent
+from agents.registry import SpecError
 
 PREFIX = "py:"
 ENTRY_POINT_GROUP = "carioca_env.agents"
 
 
-class PluginError(ValueError):
-    """A plugin spec that cannot be resolved (the message says what was wrong and what would be right)."""
+class PluginError(SpecError):
+    """A plugin spec that cannot be resolved (the message says what was wrong and what would
+    be right; a :class:`~agents.registry.SpecError`, hence a ``ValueError``)."""
 
 
 def parse_kwargs(text: str, spec: str) -> dict[str, Any]:
@@ -83,14 +85,13 @@ def _call(factory: Callable[..., Any], kwargs: dict[str, Any], seed: int, spec: 
     return _check_agent(agent, spec, source)
 
 
-def make_py_agent(spec: str, seed: int) -> Agent:
-    """Build the agent of a ``py:MODULE:FACTORY[:KEY=VALUE,...]`` spec.
+def parse_py_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
+    """``py:MODULE:FACTORY[:KEY=VALUE,...]`` -> ``(MODULE, FACTORY, kwargs)``, importing nothing.
 
     Raises:
-        PluginError: malformed spec, module not importable, no such factory, bad
-            arguments, or the factory did not return an agent.
+        PluginError: not of that form, or arguments that are not ``KEY=VALUE`` pairs.
     """
-    body = spec[len(PREFIX):]
+    body = spec[len(PREFIX):] if spec.startswith(PREFIX) else ""
     module_name, _, rest = body.partition(":")
     factory_name, _, args = rest.partition(":")
     if not module_name or not factory_name:
@@ -98,7 +99,17 @@ def make_py_agent(spec: str, seed: int) -> Agent:
             f"agent spec {spec!r} is not py:MODULE:FACTORY[:KEY=VALUE,...] "
             f"(e.g. py:agents.examples.cautious:make_agent:patience=3)"
         )
-    kwargs = parse_kwargs(args, spec)
+    return module_name, factory_name, parse_kwargs(args, spec)
+
+
+def build_py_agent(module_name: str, factory_name: str, kwargs: dict[str, Any], seed: int, spec: str) -> Agent:
+    """Import ``module_name`` and build ``factory_name(seed=seed, **kwargs)`` (the parts of a
+    ``py:`` spec that :func:`parse_py_spec` returned; ``spec`` names it in errors).
+
+    Raises:
+        PluginError: module not importable, no such factory, bad arguments, or the
+            factory did not return an agent.
+    """
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -109,7 +120,18 @@ def make_py_agent(spec: str, seed: int) -> Agent:
     factory = getattr(module, factory_name, None)
     if not callable(factory):
         raise PluginError(f"agent spec {spec!r}: module {module_name!r} has no callable {factory_name!r}")
-    return _call(factory, kwargs, seed, spec, f"{module_name}:{factory_name}")
+    return _call(factory, dict(kwargs), seed, spec, f"{module_name}:{factory_name}")
+
+
+def make_py_agent(spec: str, seed: int) -> Agent:
+    """Build the agent of a ``py:MODULE:FACTORY[:KEY=VALUE,...]`` spec.
+
+    Raises:
+        PluginError: malformed spec, module not importable, no such factory, bad
+            arguments, or the factory did not return an agent.
+    """
+    module_name, factory_name, kwargs = parse_py_spec(spec)
+    return build_py_agent(module_name, factory_name, kwargs, seed, spec)
 
 
 def entry_points() -> dict[str, metadata.EntryPoint]:

@@ -22,6 +22,12 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``max_turns``, ``z``, ``infer`` (see :mod:`agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
 
+Building is two steps, so a caller can check a spec before anything runs:
+:func:`parse_spec` parses it (nested specs too) into a :class:`ParsedSpec`, importing
+no user code and reading no file; :func:`build_agent` builds it.  :func:`make_agent`
+does both.  :class:`agents.allowlist.Allowlist` is that check for specs from untrusted
+sources (a web request, a file in a served folder).
+
 Modules add agents with :func:`register`: ``register(name, factory)`` keeps the raw form
 (``factory(arg, seed)`` gets the text after the colon, unparsed); ``register(name,
 factory, params={...}, default_key=...)`` gets typed keywords, ``factory(seed=..., **kw)``.
@@ -34,8 +40,9 @@ added with :func:`register` at run time does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agents.base import Agent
@@ -67,6 +74,12 @@ class Param:
         help: what it means.
         choices: if set, the allowed values.
         minimum: if set, the smallest allowed value (numbers).
+        maximum: if set, the largest allowed value (numbers).
+        kind: what a ``str`` value names: ``"value"`` (plain text), ``"agent"`` (another
+            agent spec, parsed and checked with its parent: ``search``'s ``rollout``) or
+            ``"model"`` (a model file or a shipped model's name: ``ppo``'s ``path``).
+            :func:`parse_spec` and :mod:`agents.allowlist` use it to find every spec and
+            file a spec names, however deep.
     """
 
     type: type
@@ -74,6 +87,8 @@ class Param:
     help: str = ""
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
+    kind: str = "value"
 
     def parse(self, text: str) -> Any:
         """The typed value of ``text``; raises ``ValueError`` saying what is expected."""
@@ -89,12 +104,16 @@ class Param:
                 value = float(text)
             except ValueError:
                 raise ValueError(f"{text!r} is not a number") from None
+            if not math.isfinite(value):  # nan compares false with every bound
+                raise ValueError(f"{text!r} is not a finite number")
         else:
             value = text
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"{text!r} is not one of {', '.join(map(str, self.choices))}")
         if self.minimum is not None and value < self.minimum:
             raise ValueError(f"{text!r} is below the minimum {self.minimum:g}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"{text!r} is above the maximum {self.maximum:g}")
         return value
 
     def describe(self) -> str:
@@ -108,6 +127,7 @@ class _Entry:
     factory: Callable[..., Agent]
     params: Mapping[str, Param] | None  # None: the raw form factory(arg, seed)
     default_key: str | None
+    plugin: bool = False  # an installed entry point (user code, loaded when built)
 
 
 #: name -> how to build it (filled by register(); built-ins on first use)
@@ -162,7 +182,7 @@ def _factory_for(name: str, spec: str) -> _Entry:
 
         factory = entry_point_factory(name)
         if factory is not None:
-            return _Entry(factory, None, None)
+            return _Entry(factory, None, None, plugin=True)
         raise SpecError(
             f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} "
             f"(written NAME or NAME:key=value,...; user code: py:MODULE:FACTORY, see agents.plugins)"
@@ -211,31 +231,139 @@ def parse_args(name: str, arg: str, params: Mapping[str, Param], default_key: st
     return values
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build the agent a spec names (syntax in the module docstring).
+#: How deep specs may nest (``search:rollout=search:rollout=...``).
+MAX_SPEC_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class ParsedSpec:
+    """An agent spec parsed and type-checked, with nothing imported or loaded yet.
+
+    :func:`parse_spec` makes one, :func:`build_agent` (or :func:`make_agent`) builds the
+    agent from it.  Between the two a caller can check everything the spec names
+    (:meth:`walk` visits nested specs too): :class:`agents.allowlist.Allowlist` does so
+    for specs from untrusted sources.
+
+    Attributes:
+        text: the spec as written (the built agent's ``name``).
+        kind: ``"typed"`` (a registered name with typed keys), ``"raw"`` (a registered
+            name that takes its argument text unparsed), ``"plugin"`` (an installed entry
+            point: user code) or ``"py"`` (``py:MODULE:FACTORY``: user code).
+        name: the registered or entry-point name; ``py`` for a ``py:`` spec.
+        args: the typed keywords, defaults filled in, a nested spec as a
+            :class:`ParsedSpec` (``typed``); the keyword arguments (``py``).
+        raw: the argument text (``raw`` and ``plugin``).
+        target: ``MODULE:FACTORY`` (``py``).
+    """
+
+    text: str
+    kind: str
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    raw: str = ""
+    target: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+    def params(self) -> Mapping[str, Param]:
+        """The typed keys of this spec's agent (empty unless ``kind`` is ``typed``)."""
+        if self.kind != "typed":
+            return {}
+        return _factory_for(self.name, self.text).params or {}
+
+    def children(self) -> Iterator[tuple[str, ParsedSpec]]:
+        """``(key, spec)`` of each nested agent spec (a key of kind ``agent``)."""
+        for key, value in self.args.items():
+            if isinstance(value, ParsedSpec):
+                yield key, value
+
+    def walk(self) -> Iterator[ParsedSpec]:
+        """This spec and every spec nested in it, depth first."""
+        yield self
+        for _key, child in self.children():
+            yield from child.walk()
+
+    def with_args(self, **values: Any) -> ParsedSpec:
+        """A copy with some arguments replaced (the text stays as written)."""
+        return replace(self, args={**self.args, **values})
+
+
+def parse_spec(spec: str) -> ParsedSpec:
+    """Parse an agent spec (syntax in the module docstring) without building anything.
+
+    Nothing is imported but this package's built-in agents, no file is read and no
+    factory runs: a ``py:`` spec is split into module, factory and arguments; an entry
+    point is found in the installed packages' metadata, not loaded.  Nested specs
+    (keys of kind ``agent``) are parsed too, at most :data:`MAX_SPEC_DEPTH` deep.
+
+    Raises:
+        TypeError: ``spec`` is not a string.
+        SpecError: unknown agent, key or value (the message lists what is allowed).
+        agents.plugins.PluginError: a malformed ``py:`` spec (a ``SpecError`` too).
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"make_agent(spec): spec must be a string such as 'heuristic' or 'search:sims=64', got {spec!r}")
+    return _parse(spec, 0)
+
+
+def _parse(spec: str, depth: int) -> ParsedSpec:
+    if depth > MAX_SPEC_DEPTH:
+        raise SpecError(f"agent spec {spec!r}: specs nest at most {MAX_SPEC_DEPTH} deep")
+    if spec.startswith("py:"):  # user code named by the spec: agents.plugins (parsed, not imported)
+        from agents.plugins import parse_py_spec
+
+        module, factory, kwargs = parse_py_spec(spec)
+        return ParsedSpec(spec, "py", "py", kwargs, target=f"{module}:{factory}")
+    name, _, arg = spec.partition(":")
+    entry = _factory_for(name, spec)
+    if entry.params is None:
+        return ParsedSpec(spec, "plugin" if entry.plugin else "raw", name, raw=arg)
+    values = parse_args(name, arg, entry.params, entry.default_key)
+    for key, param in entry.params.items():
+        if param.kind == "agent" and isinstance(values[key], str):
+            try:
+                values[key] = _parse(values[key], depth + 1)
+            except SpecError as exc:
+                raise SpecError(f"{spec}: in {key}: {exc}") from None
+    return ParsedSpec(spec, "typed", name, values)
+
+
+def build_agent(parsed: ParsedSpec, seed: int = 0) -> Agent:
+    """Build the agent of a parsed spec (user code is imported here, models load here).
+
+    Raises:
+        TypeError: ``seed`` is not an int.
+        SpecError: the agent cannot be built from these arguments (plugins say why).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"make_agent(seed): seed must be an int, got {seed!r}")
+    if parsed.kind == "py":
+        from agents.plugins import build_py_agent
+
+        module, _, factory = parsed.target.partition(":")
+        agent = build_py_agent(module, factory, dict(parsed.args), seed, parsed.text)
+    else:
+        entry = _factory_for(parsed.name, parsed.text)
+        if entry.params is None:
+            agent = entry.factory(parsed.raw, seed)
+        else:
+            agent = entry.factory(seed=seed, **parsed.args)
+    agent.name = parsed.text
+    return agent
+
+
+def make_agent(spec: str | ParsedSpec, seed: int = 0) -> Agent:
+    """Build the agent a spec names (syntax in the module docstring): :func:`parse_spec`,
+    then :func:`build_agent`.
 
     Raises:
         TypeError: ``spec`` is not a string or ``seed`` not an int.
         SpecError: unknown agent, key or value (the message lists what is allowed).
     """
-    if not isinstance(spec, str):
-        raise TypeError(f"make_agent(spec): spec must be a string such as 'heuristic' or 'search:sims=64', got {spec!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"make_agent(seed): seed must be an int, got {seed!r}")
-    if spec.startswith("py:"):  # user code named by the spec: agents.plugins
-        from agents.plugins import make_py_agent
-
-        agent = make_py_agent(spec, seed)
-        agent.name = spec
-        return agent
-    name, _, arg = spec.partition(":")
-    entry = _factory_for(name, spec)
-    if entry.params is None:
-        agent = entry.factory(arg, seed)
-    else:
-        agent = entry.factory(seed=seed, **parse_args(name, arg, entry.params, entry.default_key))
-    agent.name = spec
-    return agent
+    return build_agent(spec if isinstance(spec, ParsedSpec) else parse_spec(spec), seed)
 
 
 def _load_builtins() -> None:
@@ -250,7 +378,8 @@ def _load_builtins() -> None:
     register("greedy", lambda seed: GreedyAgent(seed), params={})
     register("heuristic", make_heuristic, params=HEURISTIC_PARAMS)
     register("search", lambda seed, **kw: SearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
-    register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder")},
+    register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder, "
+                                                     "or a shipped model's name", kind="model")},
              default_key="path")
 
 

@@ -46,7 +46,7 @@ from carioca_env.determinize import determinize_view
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.opponent_model import DEFAULT_FACTOR, informed_determinization
-from agents.registry import Param
+from agents.registry import Param, ParsedSpec
 
 #: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
 #: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts
@@ -63,7 +63,8 @@ MAX_TIMED_SIMS = 4096
 SEARCH_PARAMS: dict[str, Param] = {
     "sims": Param(int, DEFAULT_SIMS, "rollouts per decision, shared by the candidates", minimum=1),
     "ms": Param(float, 0.0, "time budget per decision in milliseconds instead of sims (0: use sims)", minimum=0),
-    "rollout": Param(str, "heuristic", "agent spec playing every seat in the rollouts (heuristic, greedy, ppo:PATH)"),
+    "rollout": Param(str, "heuristic", "agent spec playing every seat in the rollouts (heuristic, greedy, ppo:PATH)",
+                     kind="agent"),
     "top": Param(int, 3, "discards evaluated: the heuristic's best ones", minimum=1),
     "max_turns": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
     "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
@@ -85,7 +86,7 @@ class SearchAgent:
         seed: int = 0,
         sims: int = DEFAULT_SIMS,
         ms: float = 0.0,
-        rollout: str = "heuristic",
+        rollout: str | ParsedSpec = "heuristic",
         top: int = 3,
         max_turns: int = 200,
         z: float = 1.5,
@@ -99,7 +100,7 @@ class SearchAgent:
             )
         self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
         self.infer = infer
-        self.rollout_spec = rollout
+        self.rollout_spec = str(rollout)  # a spec parsed (and checked) by the caller is built as it is
         self.guide = HeuristicAgent(seed)
         # one rollout agent per seat (built for 4; a table uses the first n)
         self.policies: list[Agent] = [make_agent(rollout, seed + 1 + i) for i in range(4)]

@@ -28,18 +28,67 @@ RECORD_FORMAT = "carioca-game-record"
 RECORD_VERSION = 1
 
 
+#: How deep a JSON file read by :func:`read_json_file` may nest (a record nests 3 deep;
+#: deeper files are refused before anything walks them recursively).
+MAX_JSON_DEPTH = 64
+
+
+def json_depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests more than ``limit`` lists or objects deep.
+
+    Walked with a stack, not recursion, so any depth is measured safely.
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def read_json_file(path: str | Path, *, max_bytes: int | None = None, max_depth: int = MAX_JSON_DEPTH,
+                   what: str = "a JSON file") -> Any:
+    """The JSON value in a file, read bounded: a regular file, at most ``max_bytes``
+    (None: no limit), UTF-8 JSON nested at most ``max_depth`` deep.
+
+    Raises:
+        RecordError: saying why it cannot be read (``what`` names what was expected).
+    """
+    try:
+        p = Path(path)
+        if not p.is_file():  # a FIFO or device would block or never end
+            raise RecordError(f"cannot read {what} from {path}: it is not a regular file")
+        if max_bytes is not None and p.stat().st_size > max_bytes:
+            raise RecordError(f"cannot read {what} from {path}: it is larger than {max_bytes:,} bytes")
+        value = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(f"cannot read {what} from {path}: {exc}") from exc
+    except RecursionError:
+        value = None
+        deep = True
+    else:
+        deep = json_depth_exceeds(value, max_depth)
+    if deep:
+        raise RecordError(f"cannot read {what} from {path}: its JSON nests more than {max_depth} deep")
+    return value
+
+
 def read_record(path: str | Path) -> Any:
     """The JSON value in a record file (not yet checked as a record).
 
     Raises:
         RecordError: the file cannot be read, is not UTF-8 JSON, or nests too deeply.
     """
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise RecordError(f"cannot read a game record from {path}: {exc}") from exc
-    except RecursionError:
-        raise RecordError(f"cannot read a game record from {path}: its JSON nests too deeply") from None
+    return read_json_file(path, what="a game record")
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from agents.registry import available
+from agents.allowlist import Allowlist, SpecRefused
+from agents.registry import ParsedSpec
 from carioca_env import CariocaError, IllegalMoveError, RecordError, parse_move
 from experiments.ratings import RATINGS_EXPLAINED
 from experiments.web import discovery
@@ -40,6 +42,8 @@ HERE = Path(__file__).resolve().parent
 SERVED_SUFFIXES = {".png": "image/png", ".csv": "text/csv", ".md": "text/markdown",
                    ".json": "application/json", ".jsonl": "application/json"}
 MAX_TABLE_ROWS = 500
+#: characters of a CSV file read at most (far more than MAX_TABLE_ROWS rows of a results table)
+MAX_CSV_CHARS = 2 * 1024 * 1024
 
 
 @dataclass
@@ -87,11 +91,17 @@ def fixed(value: Any, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
-def create_app(folder: str | Path) -> FastAPI:
-    """The web app serving ``folder`` (records, tournaments, runs; browser games go to ``web-games/``)."""
+def create_app(folder: str | Path, plugins: dict[str, ParsedSpec] | None = None) -> FastAPI:
+    """The web app serving ``folder`` (records, tournaments, runs; browser games go to ``web-games/``).
+
+    A request may name the built-in agents, shipped models and models inside ``folder``
+    (:class:`agents.allowlist.Allowlist`), and the labels of ``plugins`` (label -> the
+    operator's parsed spec: ``carioca serve --allow-plugin``), nothing else.
+    """
     root = SafeRoot.of(folder)
+    allowlist = Allowlist(plugins=dict(plugins or {}), resolve_model=root.model)
     app = FastAPI(title="carioca serve", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.web = WebState(root, ReplayCache(), GameStore(root))
+    app.state.web = WebState(root, ReplayCache(root), GameStore(root, allowlist))
     app.state.templates = Jinja2Templates(directory=str(HERE / "templates"))
     app.state.templates.env.filters.update(dash=dash, fixed=fixed, seat_name=lambda name: display_name(str(name)))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
@@ -121,7 +131,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RecordError)
     async def bad_record(request: Request, exc: RecordError) -> Any:
-        return _refuse(request, 422, f"the record does not replay: {exc}")
+        return _refuse(request, 422, f"the record cannot be used: {exc}")
 
     @app.exception_handler(CariocaError)
     async def engine_error(request: Request, exc: CariocaError) -> Any:
@@ -138,11 +148,11 @@ def _add_pages(app: FastAPI) -> None:
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> HTMLResponse:
         web = _state(request)
-        listing = discovery.scan(web.root)
+        listing = discovery.scan(web.root, web.games.check_game)
         games = [r for r in listing.records if r["session"]]
         records = [r for r in listing.records if not r["session"]]
         return page(request, "index.html", listing=listing, records=records, games=games,
-                    agents=[a for a in available() if a != "ppo"], folder=str(web.root.root))
+                    agents=web.games.allowlist.choices(), folder=str(web.root.root))
 
     @app.get("/view", response_class=HTMLResponse)
     def view(request: Request, path: str = Query(max_length=1000), move: int = Query(0, ge=0),
@@ -157,8 +167,8 @@ def _add_pages(app: FastAPI) -> None:
     def tournament(request: Request, path: str = Query("", max_length=1000)) -> HTMLResponse:
         web = _state(request)
         folder = web.root.resolve(path, kind="dir") if path else web.root.root
-        summary = discovery.read_json_in(web.root, folder, "summary.json")
-        if not isinstance(summary, dict):
+        summary = discovery.read_summary(web.root, folder)
+        if summary is None:
             raise PathRefused(f"{path!r} holds no summary.json (run `carioca tournament --report` on it)", 404)
         pngs = _pngs(web.root, folder)
         records = discovery.tournament_records(web.root, folder)
@@ -173,7 +183,7 @@ def _add_pages(app: FastAPI) -> None:
         card = discovery.read_json_in(web.root, folder, "model.json")
         experiment = discovery.read_json_in(web.root, folder, "experiment.json")
         eval_csv = web.root.child(folder, "eval.csv")
-        head, rows = _csv_table(eval_csv)
+        head, rows = _csv_table(web.root, eval_csv)
         pngs = _pngs(web.root, folder)
         return page(request, "run.html", path=web.root.relative(folder), card=card if isinstance(card, dict) else None,
                     experiment=experiment, head=head, rows=rows, pngs=pngs, curve=_curve(eval_csv),
@@ -223,10 +233,20 @@ def _curve(path: Path | None) -> dict[str, Any] | None:
     return learning_curve(read_points(text))
 
 
-def _csv_table(path: Path | None) -> tuple[list[str], list[list[str]]]:
+def _csv_table(root: SafeRoot, path: Path | None) -> tuple[list[str], list[list[str]]]:
+    """The header and the first rows of a CSV file, read bounded.
+
+    Raises:
+        UnreadableFile: it cannot be read as CSV (a field beyond the csv module's limit...).
+    """
     if path is None:
         return [], []
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8", errors="replace"))))
+    try:
+        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+            text = fh.read(MAX_CSV_CHARS)  # the page shows MAX_TABLE_ROWS rows: no need for more
+        rows = list(itertools.islice(csv.reader(io.StringIO(text)), MAX_TABLE_ROWS + 1))
+    except (OSError, csv.Error) as exc:
+        raise discovery.UnreadableFile(root.relative(path), f"not a readable CSV table: {exc}") from None
     if not rows:
         return [], []
     return rows[0], rows[1:MAX_TABLE_ROWS + 1]
@@ -258,12 +278,10 @@ def _add_replay_api(app: FastAPI) -> None:
             "names": replay.names,
         }
         if model:
-            from agents.ppo_agent import ModelLoadError, resolve_model_path
+            from agents.ppo_agent import ModelLoadError
             from experiments.web.policy import decision_probabilities
 
-            real = resolve_model_path(web.root.resolve(model, kind="any"))
-            if not real.resolve().is_relative_to(web.root.root):
-                raise PathRefused(f"model {model!r} leads outside the served folder")
+            real = web.root.model(model)  # it and its card inside the folder, or refused
             try:
                 out["policy"] = decision_probabilities(real, game, out["next"]["text"] if out["next"] else None)
             except ModelLoadError as exc:
@@ -315,7 +333,9 @@ def _add_play_api(app: FastAPI) -> None:
             return _error(422, f"your seat must be 0..{body.players - 1} at a {body.players}-player table")
         try:
             session = _state(request).games.create(body.players, body.bots, body.seat, body.deals, body.seed)
-        except ValueError as exc:  # unknown agent, bad options (CariocaError is a ValueError too)
+        except SpecRefused as exc:  # code, a plugin or a budget a request may not name
+            return _error(403, str(exc))
+        except ValueError as exc:  # unknown agent, bad options, a model for another table (CariocaError too)
             return _error(400, str(exc))
         return game_state(_state(request), session)
 

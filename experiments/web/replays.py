@@ -19,6 +19,7 @@ from typing import Any
 from carioca_env import CariocaError, Game, RecordError
 from experiments.web.discovery import read_json
 from experiments.web.frames import display_name
+from experiments.web.safepath import SafeRoot
 
 CHECKPOINT_EVERY = 16
 MAX_CACHED = 8
@@ -89,7 +90,8 @@ def build_replay(record: dict[str, Any]) -> Replay:
 class ReplayCache:
     """A bounded, thread-safe cache of :class:`Replay` by file (path, size, mtime)."""
 
-    def __init__(self, size: int = MAX_CACHED) -> None:
+    def __init__(self, root: SafeRoot, size: int = MAX_CACHED) -> None:
+        self.root = root
         self.size = size
         self._items: OrderedDict[tuple[str, int, int], Replay] = OrderedDict()
         self._lock = threading.Lock()
@@ -98,7 +100,8 @@ class ReplayCache:
         """The replay of the record file at ``path`` (a real path the caller checked).
 
         Raises:
-            RecordError: the file is not a readable record, or does not replay.
+            UnreadableFile: the file is not readable JSON (too large, too deep, not UTF-8).
+            RecordError: the file is not a game record, or does not replay.
         """
         st = path.stat()
         key = (str(path), st.st_size, st.st_mtime_ns)
@@ -107,9 +110,7 @@ class ReplayCache:
             if hit is not None:
                 self._items.move_to_end(key)
                 return hit
-        record = read_json(path)
-        if record is None:
-            raise RecordError(f"{path.name} is not a readable JSON game record")
+        record = read_json(self.root, path)
         replay = build_replay(record)
         with self._lock:
             self._items[key] = replay

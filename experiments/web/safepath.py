@@ -64,6 +64,34 @@ class SafeRoot:
             raise PathRefused(f"{rel!r} is not a folder", status=404)
         return real
 
+    def model(self, rel: str) -> Path:
+        """The model file a ``ppo:`` argument names (a ``.zip``, its folder, or the path
+        without ``.zip``), resolved: it and its card beside it must be files inside the
+        folder (a model is a pickle, a card is read: neither may come from outside).
+
+        Raises:
+            PathRefused: as :meth:`resolve`, or no model file or card there (404).
+        """
+        from agents.ppo_agent import card_path, resolve_model_path
+
+        try:
+            named = self.resolve(rel, kind="any")
+        except PathRefused as exc:
+            if exc.status != 404 or rel.endswith(".zip"):
+                raise
+            try:
+                named = self.resolve(rel + ".zip")  # ppo:runs/c1/model is runs/c1/model.zip
+            except PathRefused:
+                raise exc from None
+        real = resolve_model_path(named).resolve()
+        card = card_path(real).resolve()
+        for what, p in (("model", real), ("model card", card)):
+            if not p.is_relative_to(self.root):
+                raise PathRefused(f"the {what} of {rel!r} leads outside the served folder (a symlink out is refused)")
+            if not p.is_file():
+                raise PathRefused(f"there is no {what} for {rel!r} in the served folder", 404)
+        return real
+
     def child(self, folder: Path, name: str) -> Path | None:
         """``folder/name`` if it is a file that resolves inside the served folder, else None
         (a fixed name such as ``summary.json`` may still be a symlink leading out)."""

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.allowlist import Allowlist, model_files
 from agents.base import Agent
-from agents.registry import make_agent
-from carioca_env import Game, GameConfig, IllegalMoveError, Move, RecordError
+from agents.registry import ParsedSpec, SpecError, build_agent
+from carioca_env import CariocaError, Game, GameConfig, IllegalMoveError, Move, RecordError
 from experiments.web.discovery import read_json
-from experiments.web.safepath import SafeRoot
+from experiments.web.safepath import PathRefused, SafeRoot
 
 GAMES_DIR = "web-games"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -105,10 +106,16 @@ class PlaySession:
 
 
 class GameStore:
-    """The browser games of one served folder, each behind its own lock."""
+    """The browser games of one served folder, each behind its own lock.
 
-    def __init__(self, root: SafeRoot) -> None:
+    Every bot spec, from a request or from a game file, goes through ``allowlist``
+    (default: the built-in agents, shipped models and models inside the folder) before
+    anything is built.
+    """
+
+    def __init__(self, root: SafeRoot, allowlist: Allowlist | None = None) -> None:
         self.root = root
+        self.allowlist = allowlist if allowlist is not None else Allowlist(resolve_model=root.model)
         self.folder = root.root / GAMES_DIR
         self._locks: dict[str, threading.RLock] = {}
         self._locks_guard = threading.Lock()
@@ -144,15 +151,56 @@ class GameStore:
             return []
         return sorted(p.stem for p in self.folder.glob("*.json") if GAME_ID.match(p.stem))
 
-    def _make_bot(self, spec: str, seed: int) -> Agent:
-        name, _, arg = spec.partition(":")
-        if name == "ppo":
-            # a model is a pickle: only one inside the served folder may be loaded
-            real = self.root.resolve(arg, kind="any")
-            agent = make_agent(f"ppo:{real}", seed)
-            agent.name = spec
-            return agent
-        return make_agent(spec, seed)
+    def check_bot(self, spec: str, players: int) -> ParsedSpec:
+        """A bot spec checked for a table of ``players``: allowed by the allowlist (nested
+        specs too), and every model it names made for that many players.  Nothing is
+        built; only the models' cards (inside the folder) are read.
+
+        Raises:
+            SpecError: a spec that does not parse, or names what is not allowed.
+            PathRefused: a model outside the folder, or missing.
+            ModelLoadError: a model whose card is unreadable or made for another table.
+        """
+        from agents.ppo_agent import check_card, read_card
+
+        parsed = self.allowlist.check(spec)
+        for path in model_files(parsed):
+            check_card(read_card(path), spec, players)
+        return parsed
+
+    def check_game(self, record: dict[str, Any]) -> None:
+        """Check a browser game's ``session`` and the bots it names (for the listing).
+
+        Raises:
+            RecordError: saying what is wrong.
+        """
+        self._session_of(record, "this game", int(record["config"]["num_players"]))
+
+    def _session_of(self, record: dict[str, Any], where: str, players: int
+                    ) -> tuple[int, dict[int, str], int, dict[int, ParsedSpec]]:
+        """``(seat, specs, seed, checked specs)`` of a game file's session.
+
+        Raises:
+            RecordError: a corrupt session, or a bot that cannot be built here.
+        """
+        meta = record.get("session")
+        try:
+            seat = meta["human_seat"]
+            specs = {int(s): spec for s, spec in meta["bots"].items()}
+            seed = meta["seed"]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"{where} has a corrupt session: {exc!r}") from None
+        if type(seat) is not int or type(seed) is not int or not all(isinstance(v, str) for v in specs.values()):
+            raise RecordError(f"{where} has a corrupt session: the seat and seed are integers, the bots texts")
+        if sorted(specs) != [s for s in range(players) if s != seat]:
+            raise RecordError(f"{where} names bots for seats {sorted(specs)} at a {players}-player table")
+        checked = {}
+        for s, spec in specs.items():
+            try:
+                checked[s] = self.check_bot(spec, players)
+            except (SpecError, PathRefused, CariocaError) as exc:  # ModelLoadError is a CariocaError
+                raise RecordError(f"{where}: the bot of seat {s}, {spec[:100]!r}, cannot play here: {exc}") from None
+        return seat, specs, seed, checked
 
     # ---------------------------------------------------------------- create / load
 
@@ -172,10 +220,12 @@ class GameStore:
             raise ValueError(f"your seat must be 0..{players - 1}, got {seat}")
         if not bots:
             raise ValueError("name at least one bot (an agent spec such as greedy)")
+        # every spec checked for this table before anything is built, loaded or written
+        checked = {spec: self.check_bot(spec, players) for spec in dict.fromkeys(bots)}
         game = Game.from_deck(deck, dealer, config, seed) if deck is not None else Game(config, seed)
         others = [s for s in range(players) if s != seat]
         specs = {s: bots[k % len(bots)] for k, s in enumerate(others)}
-        agents = {s: self._make_bot(spec, seed) for s, spec in specs.items()}
+        agents = {s: build_agent(checked[spec], seed) for s, spec in specs.items()}
         self.folder.mkdir(parents=True, exist_ok=True)
         with self._locks_guard:
             game_id = self._new_id()
@@ -183,8 +233,12 @@ class GameStore:
             path.touch()  # claim the id before the lock is released
         session = PlaySession(game_id, path, game, seat, specs, seed, agents)
         with self.lock(game_id):
-            self._run_bots(session)
-            session.save()
+            try:
+                self._run_bots(session)
+                session.save()
+            except BaseException:
+                path.unlink(missing_ok=True)  # a game that could not start leaves no file
+                raise
             self._remember(session)
         return session
 
@@ -199,20 +253,16 @@ class GameStore:
         cached = self._cache.get(game_id)
         if cached is not None and cached[0] == mtime:
             return cached[1]
-        record = read_json(path)
+        where = f"{GAMES_DIR}/{game_id}.json"
+        record = read_json(self.root, path)
         if not isinstance(record, dict) or not isinstance(record.get("session"), dict):
-            raise RecordError(f"{GAMES_DIR}/{game_id}.json is not a browser game record")
+            raise RecordError(f"{where} is not a browser game record")
         game = Game.from_record(record)
-        meta = record["session"]
+        seat, specs, seed, checked = self._session_of(record, where, game.num_players)
         try:
-            seat = int(meta["human_seat"])
-            specs = {int(s): str(spec) for s, spec in meta["bots"].items()}
-            seed = int(meta["seed"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"{GAMES_DIR}/{game_id}.json has a corrupt session: {exc!r}") from exc
-        if sorted(specs) != [s for s in range(game.num_players) if s != seat]:
-            raise RecordError(f"{GAMES_DIR}/{game_id}.json names bots for seats {sorted(specs)}")
-        bots = {s: self._make_bot(spec, seed) for s, spec in specs.items()}
+            bots = {s: build_agent(checked[s], seed) for s in specs}
+        except (ValueError, CariocaError) as exc:  # a model that no longer loads, a plugin that fails
+            raise RecordError(f"{where}: a bot cannot be built: {exc}") from None
         session = PlaySession(game_id, path, game, seat, specs, seed, bots)
         self._cache[game_id] = (mtime, session)
         return session
