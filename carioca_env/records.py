@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,9 +64,10 @@ def read_json_file(path: str | Path, *, max_bytes: int | None = None, max_depth:
     """
     try:
         p = Path(path)
-        if not p.is_file():  # a FIFO or device would block or never end
+        st = p.stat()  # a missing file: OSError "No such file or directory"
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
             raise RecordError(f"cannot read {what} from {path}: it is not a regular file")
-        if max_bytes is not None and p.stat().st_size > max_bytes:
+        if max_bytes is not None and st.st_size > max_bytes:
             raise RecordError(f"cannot read {what} from {path}: it is larger than {max_bytes:,} bytes")
         value = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -78,7 +80,7 @@ def read_json_file(path: str | Path, *, max_bytes: int | None = None, max_depth:
     else:
         deep = json_depth_exceeds(value, max_depth)
     if deep:
-        raise RecordError(f"cannot read {what} from {path}: its JSON nests more than {max_depth} deep")
+        raise RecordError(f"cannot read {what} from {path}: its JSON nests too deeply (more than {max_depth} levels)")
     return value
 
 
