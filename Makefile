@@ -10,7 +10,7 @@ TORCH  := torch==2.13.0
 EXTRAS ?= dev
 PYTEST_ARGS ?= -n auto
 
-.PHONY: venv test docs demo bench clean
+.PHONY: venv test docs demo bench notebook clean
 
 venv: $(VENV)/.installed
 
@@ -28,6 +28,11 @@ test: venv
 # The documentation site, strict: a broken reference or link fails the build.
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+
+# The results notebook, executed (CARIOCA_RESULTS picks the folder; default: your
+# results/rl-experiment, else shipped-results/) into build/notebook/results.html.
+notebook: venv
+	$(VENV)/bin/jupyter nbconvert --to html --execute notebooks/results.ipynb --output-dir build/notebook
 
 demo: venv
 	$(VENV)/bin/carioca tournament --preset demo

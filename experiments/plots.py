@@ -39,6 +39,42 @@ def legend_outside(ax: Any, fontsize: float = 9, **kwargs: Any) -> Any:
     return ax.legend(fontsize=fontsize, **kwargs)
 
 
+#: markers cycled with the colours, so that series stay apart in grey or with many series
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+
+
+def series_styles(n: int) -> list[tuple[Any, str]]:
+    """``(colour, marker)`` for ``n`` series, all distinct up to 20 series and more.
+
+    matplotlib's default cycle has 10 colours, so an 11th series repeats the first; past
+    10 the colours come from the 20 of ``tab20`` and each series also gets a marker.
+
+    >>> len(set(series_styles(11)))
+    11
+    >>> series_styles(2)[0]
+    ('C0', 'o')
+    """
+    if n <= 10:
+        return [(f"C{i}", "o") for i in range(n)]
+    import matplotlib
+
+    colours = matplotlib.colormaps["tab20"].colors
+    return [(colours[i % 20], MARKERS[(i + i // 20) % len(MARKERS)]) for i in range(n)]
+
+
+def steps_label(x: float, _pos: Any = None) -> str:
+    """A tick label for a count of training steps: ``0``, ``400k``, ``1.2M``.
+
+    >>> [steps_label(v) for v in (0, 50_000, 400_000, 1_200_000, 2_000_000)]
+    ['0', '50k', '400k', '1.2M', '2M']
+    """
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.1f}".rstrip("0").rstrip(".") + "M"
+    if abs(x) >= 1e3:
+        return f"{x / 1e3:.0f}k"
+    return f"{x:.0f}"
+
+
 def _num(x: Any) -> float:
     try:
         return float(x)
@@ -78,6 +114,7 @@ def learning_curves_figure(curves: Mapping[str, Sequence[Mapping[str, Any]]], *,
         ValueError: no model has a row.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     names = [n for n, rs in curves.items() if rs]
     if not names:
@@ -87,7 +124,7 @@ def learning_curves_figure(curves: Mapping[str, Sequence[Mapping[str, Any]]], *,
     fig, axes = plt.subplots(nrows, cols, figsize=(4.8 * cols, 3.6 * nrows + 0.9), squeeze=False,
                              layout="constrained")
     opponents = list(dict.fromkeys(r["opponent"] for n in names for r in curves[n]))
-    colors = {o: f"C{i % 10}" for i, o in enumerate(opponents)}
+    colors = {o: c for o, (c, _) in zip(opponents, series_styles(len(opponents)))}
     handles: dict[str, Any] = {}
     banded = False
     for ax, name in zip(axes.ravel(), names):
@@ -121,6 +158,9 @@ def learning_curves_figure(curves: Mapping[str, Sequence[Mapping[str, Any]]], *,
         ax.set_xlabel("training steps", fontsize=10)
         ax.set_ylabel("mean penalty per deal", fontsize=10)
         ax.tick_params(labelsize=9)
+        # at most 5 step ticks, written 400k / 1.2M, so that the labels of a panel never overlap
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+        ax.xaxis.set_major_formatter(FuncFormatter(steps_label))
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[len(names):]:
         ax.axis("off")

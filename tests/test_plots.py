@@ -79,6 +79,33 @@ def test_learning_curves_have_one_legend_below_the_panels() -> None:
     plt.close(fig)
 
 
+@pytest.mark.parametrize("models", [1, 3])
+def test_learning_curve_step_ticks_never_overlap(models: int) -> None:
+    # a fine-tuning run of 4M steps evaluated every 100k (a shipped eval.csv has such rows)
+    rows = [_row(s, o, 50, 40, 60, decks=20) for s in range(0, 4_000_001, 100_000) for o in ("heuristic", "greedy")]
+    fig = learning_curves_figure({f"m{i}": rows for i in range(models)})
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        left, right = ax.get_xlim()
+        ticks = [t for t, v in zip(ax.get_xticklabels(), ax.get_xticks()) if t.get_text() and left <= v <= right]
+        assert 3 <= len(ticks) <= 6
+        assert all(t.get_text() == "0" or t.get_text()[-1] in "kM" for t in ticks)  # 400k, 1.2M: short labels
+        boxes = [t.get_window_extent(renderer) for t in ticks]
+        assert not any(_overlaps(a, b) for a, b in zip(boxes, boxes[1:])), [t.get_text() for t in ticks]
+    plt.close(fig)
+
+
+def test_eleven_series_get_eleven_styles() -> None:
+    from experiments.plots import series_styles
+
+    # the results notebook's penalty plot shows 11 agents for the shipped learned set
+    for n in (1, 10, 11, 20, 24):
+        styles = series_styles(n)
+        assert len(styles) == n and len(set(styles)) == n
+    assert len({colour for colour, _ in series_styles(20)}) == 20
+
+
 def test_learning_curves_need_rows() -> None:
     with pytest.raises(ValueError, match="no learning-curve rows"):
         learning_curves_figure({"m": []})

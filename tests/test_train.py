@@ -351,6 +351,24 @@ def test_results_notebook_shows_the_shipped_results_by_default() -> None:
     assert "image/png" in text
 
 
+def test_make_notebook_runs_the_notebook_with_jupyter(tmp_path: Path) -> None:
+    """The Makefile's ``notebook`` recipe, run as written (into a scratch folder), renders the shipped results."""
+    import re
+    import shlex
+
+    recipe = re.search(r"^notebook:.*\n\t(.+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    words = [w.replace("$(VENV)/bin/", str(Path(sys.executable).parent) + "/") for w in shlex.split(recipe)]
+    words[words.index("--output-dir") + 1] = str(tmp_path)
+    env = {**os.environ, "CARIOCA_RESULTS": "shipped-results"}
+    done = subprocess.run(words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "MissingIDFieldWarning" not in done.stderr  # every cell has its id
+    html = (tmp_path / "results.html").read_text()
+    assert "data: shipped results" not in html and "CARIOCA_RESULTS" in html  # the folder asked for
+    assert "Traceback" not in html and "image/png" in html
+    assert "c1-im_c1-greedy" in html or "im_c1" in html
+
+
 def test_results_notebook_executes_on_the_fixture() -> None:
     text = _run_notebook(str(FIXTURE))
     assert "Traceback" not in text
