@@ -2,17 +2,17 @@
 
 Usage::
 
-    carioca train-all --pipeline imitate+ppo --players 2 4 --out /work/runs/learned
-    carioca train-all --pipeline imitate+ppo --players 2 --contracts 1 2 3 --no-full --out /work/runs/learned
-    carioca train-all --pipeline imitate+ppo --players 2 4 --out /work/runs/learned --final-tournament
+    carioca train-all --pipeline imitate+ppo --players 2 4 --out runs/learned
+    carioca train-all --pipeline imitate+ppo --players 2 --contracts 1 2 3 --no-full --out runs/learned
+    carioca train-all --pipeline imitate+ppo --players 2 4 --out runs/learned --final-tournament
 
 For each player count P and each target T (``contract1`` .. ``contract7``, ``full``), in
 that order, into ``OUT/p<P>/<T>/`` (every imitation first, then every fine-tuning: an
 imitation model plays well after minutes, a fine-tuning takes most of an hour):
 
 1. ``imitate/``: ``carioca imitate`` from :data:`PIPELINE` (teacher ``heuristic``,
-   opponents heuristic and greedy, DAgger, the ``discards`` observation and the card
-   head, ``net_arch`` 64,64), with its held-out accuracy;
+   opponents heuristic and greedy, DAgger, the ``advice_play`` observation, the card
+   head and the advice prior, ``net_arch`` 64,64), with its held-out accuracy;
 2. ``ppo/``: ``carioca train --init OUT/p<P>/<T>/imitate`` (MaskablePPO against heuristic,
    greedy and the learner's own snapshots; value warm-up and a decaying KL anchor to the
    imitation policy), with its learning curve against heuristic and greedy.

@@ -2,9 +2,9 @@
 
 Usage::
 
-    carioca imitate --contract 1 --out /work/runs/imitate-c1-p2
+    carioca imitate --contract 1 --out runs/imitate-c1-p2
     carioca imitate --contract full --players 4 --teacher heuristic --iterations 4 --games 600
-    carioca train --contract 1 --init /work/runs/imitate-c1-p2 --opponents heuristic greedy --self-play \\
+    carioca train --contract 1 --init runs/imitate-c1-p2 --opponents heuristic greedy --self-play \\
         --set net_arch=256,256 --set kl_coef=0.5 --set kl_decay_steps=200000 --set value_warmup_updates=5
 
 Rerunning the same command resumes it; ``--strength-decks N`` ends with a duplicate
