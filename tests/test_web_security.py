@@ -442,3 +442,34 @@ def test_a_game_whose_bot_fails_at_the_start_leaves_no_file(served: Path) -> Non
     assert r.status_code == 500
     assert _no_game_files(served)
     assert c.post("/api/games", json={"bots": ["greedy"], "deals": [1]}).status_code == 200
+
+
+# --------------------------------------------------------------------------- found by probing the other routes
+
+
+def test_a_name_too_long_for_the_file_system_is_a_404_on_every_route(served: Path) -> None:
+    c = TestClient(create_app(served))
+    long = "a" * 260  # under the 1,000-character limit of a request, over the file system's 255
+    for url in (f"/view?path={long}", f"/api/replay?path={long}", f"/file?path={long}", f"/tournament?path={long}",
+                f"/run?path={long}", f"/api/replay?path=r.json&model={long}"):
+        r = c.get(url)
+        assert r.status_code == 404 and "cannot be opened" in html.unescape(r.text), url
+    r = c.post("/api/games", json={"bots": [f"ppo:path={long}"]})
+    assert r.status_code == 404 and _no_game_files(served)
+
+
+def test_only_a_zip_is_taken_for_a_model(served: Path, no_model_loads: list[str]) -> None:
+    c = TestClient(create_app(served))
+    game = _game(c)["id"]
+    for model in ("r.json", f"web-games/{game}.json"):
+        r = c.get(f"/api/replay?path=r.json&model={model}")
+        assert r.status_code == 404 and "is not a model" in r.json()["error"], model
+        assert c.post("/api/games", json={"bots": [f"ppo:{model}"]}).status_code == 404
+    assert no_model_loads == []
+
+
+def test_a_learning_curve_of_huge_numbers_leaves_them_out(served: Path) -> None:
+    (served / "run").mkdir()
+    (served / "run" / "eval.csv").write_text("steps,learner_mean\n" + "1e308,1e308\n" * 3 + "100,5\n200,4\n")
+    r = TestClient(create_app(served)).get("/run?path=run")
+    assert r.status_code == 200 and "<svg" in r.text and "1e308" in r.text  # the table shows it, the plot skips it

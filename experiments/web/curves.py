@@ -50,12 +50,16 @@ class Series:
     dots: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: values beyond this are no steps or penalties the plot can scale (at 1e308 an axis has no width)
+MAX_VALUE = 1e15
+
+
 def _number(value: Any) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
         return math.nan
-    return x if math.isfinite(x) else math.nan
+    return x if math.isfinite(x) and abs(x) <= MAX_VALUE else math.nan
 
 
 def read_points(text: str) -> dict[str, list[Point]]:

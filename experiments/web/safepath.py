@@ -53,15 +53,18 @@ class SafeRoot:
             raise PathRefused(f"path {rel!r} is absolute: give a path relative to the served folder")
         if ".." in pure.parts:
             raise PathRefused(f"path {rel!r} names '..': only files inside the served folder can be opened")
-        real = (self.root / pure).resolve()
-        if not real.is_relative_to(self.root):
-            raise PathRefused(f"path {rel!r} leads outside the served folder (a symlink out is refused)")
-        if not real.exists():
-            raise PathRefused(f"there is no {rel!r} in the served folder", status=404)
-        if kind == "file" and not real.is_file():
-            raise PathRefused(f"{rel!r} is not a file", status=404)
-        if kind == "dir" and not real.is_dir():
-            raise PathRefused(f"{rel!r} is not a folder", status=404)
+        try:
+            real = (self.root / pure).resolve()
+            if not real.is_relative_to(self.root):
+                raise PathRefused(f"path {rel!r} leads outside the served folder (a symlink out is refused)")
+            if not real.exists():
+                raise PathRefused(f"there is no {rel!r} in the served folder", status=404)
+            if kind == "file" and not real.is_file():
+                raise PathRefused(f"{rel!r} is not a file", status=404)
+            if kind == "dir" and not real.is_dir():
+                raise PathRefused(f"{rel!r} is not a folder", status=404)
+        except OSError as exc:  # a name too long for the file system, a symlink loop...
+            raise PathRefused(f"{rel[:100]!r} cannot be opened: {exc.strerror or exc}", status=404) from None
         return real
 
     def model(self, rel: str) -> Path:
@@ -84,6 +87,8 @@ class SafeRoot:
             except PathRefused:
                 raise exc from None
         real = resolve_model_path(named).resolve()
+        if real.suffix != ".zip":  # a record or a game file is no model: not even its "card" is read
+            raise PathRefused(f"{rel!r} is not a model (a .zip with its .json card, or their folder)", 404)
         card = card_path(real).resolve()
         for what, p in (("model", real), ("model card", card)):
             if not p.is_relative_to(self.root):
