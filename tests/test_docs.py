@@ -227,6 +227,10 @@ def test_rest_markup_is_rewritten_as_markdown():
     assert '<autoref identifier="carioca_env.view.PlayerView" optional><code>PlayerView</code></autoref>' in out
     assert "<code>Game.apply()</code>" in out
     assert rest("a ``literal`` here") == "a `literal` here"
+    # markup broken across lines is still one literal, one role
+    assert rest("- ``determinize(seat,\n  rng)`` (:mod:`carioca_env.\n  determinize`)") == (
+        "- `determinize(seat,\n  rng)` (<autoref identifier=\"carioca_env.determinize\" optional>"
+        "<code>carioca_env.determinize</code></autoref>)")
     # a literal block: the colon kept once, the block fenced with its language
     out = rest("Usage::\n\n    carioca demo\n\nAfter.")
     assert out.splitlines()[:4] == ["Usage:", "", "```bash", "carioca demo"] and "```" in out.splitlines()[4]
@@ -237,12 +241,18 @@ def test_rest_markup_is_rewritten_as_markdown():
     assert out.splitlines()[:3] == ["**Agents**", "", "Each agent is a spec."] and "A second paragraph." in out.splitlines()
     # a doctest: a fenced pycon block, not a nested quote
     assert rest(">>> 1 + 1\n2\n").startswith("```pycon\n>>> 1 + 1\n2\n```")
+    # a simple table: a Markdown table, a continuation line joined to its row, a long cell kept whole
+    table = "=====  ==========\nmove   notation\n=====  ==========\nopen   ``open 8C 8D 8H``\n       (R6)\nswap   ``swap 5S``\n=====  ==========\n"
+    assert rest(table).strip().splitlines() == ["| move | notation |", "|---|---|", "| open | `open 8C 8D 8H` (R6) |",
+                                                "| swap | `swap 5S` |"]
     # Google sections and fenced blocks are left alone
     assert rest("Args:\n    seat: the seat.") == "Args:\n    seat: the seat."
     assert rest("```text\n``raw`` :class:`X`\n```") == "```text\n``raw`` :class:`X`\n```"
 
 
-RAW_REST = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj):|``")
+# a role, a double backtick, a cross-reference that ended up as text (inside a code span), a
+# simple table's border
+RAW_REST = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj):|``|&lt;/?autoref|<autoref|={4,} +={4,}")
 
 
 def test_the_strict_site_build_renders_no_raw_rest(tmp_path: Path):
