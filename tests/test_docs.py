@@ -280,3 +280,18 @@ def test_sub_command_help_ends_with_its_text_not_a_rest_marker():
         assert "Usage::" not in text and not text.rstrip().endswith("::"), name
     for name in ("imitate", "improve"):
         assert f"carioca {name} --" in subparsers.choices[name].format_help().split("examples:", 1)[1]
+
+
+def test_the_readme_is_a_front_page_whose_links_resolve():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 250  # guides live in docs/, measurements in docs/results/
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if not re.match(r"[a-z]+://", link)]
+    assert len(local) >= 20
+    assert [link for link in local if not (ROOT / link).exists()] == []
+
+
+def test_every_docs_page_is_in_the_site_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text().split("\nnav:", 1)[1]
+    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
+    assert {p for p in pages if p not in nav} == set()
