@@ -28,8 +28,12 @@ Bad input (checked once, at this boundary, before anything changes):
 - An action must be a Python or numpy integer (or a 0-d integer array, as
   ``Discrete.contains`` takes); anything else (``0.7``, ``"0"``, ``[0]``, ``True``,
   ``nan``) raises :class:`ActionTypeError`, whatever ``illegal_action`` says.
-- An integer the mask does not offer raises :class:`IllegalActionError` (or, with
-  ``illegal_action="penalize"``, ends the episode with ``illegal_reward``).
+- An integer the mask does not offer ends the episode, as PettingZoo's classic games do
+  (``illegal_action="penalize"``, the default): the actor gets ``illegal_reward`` (by
+  default :func:`worst_return`, so it is never better than legal play), the others 0,
+  every agent is terminated and the actor's ``info["illegal_action"]`` holds the action.
+  ``illegal_action="raise"`` raises :class:`IllegalActionError` instead, for debugging:
+  a masking bug stops the run.
 - A refused step changes nothing observable: the same agent is to act, ``last()``
   returns the same observation, the same pending cumulative reward (say the -95 of a
   deal that just ended), termination, truncation and info.  A retry is a fresh call: a
@@ -58,7 +62,7 @@ from pettingzoo import AECEnv
 
 from carioca_env.action_state import ActionTypeError, CariocaState, IllegalActionError, action_id
 from carioca_env.actions import action_table
-from carioca_env.cards import NUM_CARD_TYPES, card_symbol, cards_str, parse_card
+from carioca_env.cards import NUM_CARD_TYPES, PENALTY, card_symbol, cards_str, full_deck, parse_card
 from carioca_env.errors import (
     ArgumentTypeError,
     InvalidArgumentError,
@@ -69,8 +73,9 @@ from carioca_env.errors import (
 )
 from carioca_env.game import Game, GameConfig
 from carioca_env.observation import FEATURE_SETS, OBS_HIGH, obs_layout
+from carioca_env.openings import CONTRACTS
 
-__all__ = ["raw_env", "EnvConfig", "CariocaState", "IllegalActionError", "ActionTypeError", "action_id", "state_size"]
+__all__ = ["raw_env", "EnvConfig", "worst_return", "CariocaState", "IllegalActionError", "ActionTypeError", "action_id", "state_size"]
 
 REWARDS = ("penalty", "win")
 ILLEGAL = ("raise", "penalize")
@@ -86,10 +91,12 @@ class EnvConfig:
         reward: ``"penalty"`` (minus the deal penalty at each deal end) or ``"win"``.
         reward_scale: factor applied to penalty rewards (e.g. 0.01 for learning).
         max_turns: turns per deal before truncation (R17); ``None`` never truncates.
-        illegal_action: ``"raise"`` an :class:`IllegalActionError` (default), or
-            ``"penalize"``: PettingZoo's convention, the actor gets ``illegal_reward``
-            and the episode terminates for everyone.
-        illegal_reward: reward of an illegal action under ``"penalize"``.
+        illegal_action: ``"penalize"`` (default): PettingZoo's convention, the actor gets
+            ``illegal_reward`` and the episode terminates for everyone; or ``"raise"`` an
+            :class:`IllegalActionError` (nothing changes; for debugging a policy's masking).
+        illegal_reward: reward of an illegal action under ``"penalize"``; ``None``
+            (default) is :func:`worst_return` of the configuration, so an illegal action
+            is never better than any legal play.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
         features: the observation variant: ``"base"`` (default), ``"planning"``
             (appends the hand's plan, :mod:`carioca_env.planning`) or ``"discards"``
@@ -101,8 +108,8 @@ class EnvConfig:
     reward: str = "penalty"
     reward_scale: float = 1.0
     max_turns: int | None = 1000
-    illegal_action: str = "raise"
-    illegal_reward: float = -1.0
+    illegal_action: str = "penalize"
+    illegal_reward: float | None = None
     render_all_hands: bool = False
     features: str = "base"
     game: GameConfig = field(init=False, repr=False, compare=False)
@@ -119,6 +126,9 @@ class EnvConfig:
         if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 1):
             raise InvalidConfigError(f"max_turns must be a positive int or None, got {described(turns)}")
         for name in ("reward_scale", "illegal_reward"):
+            if name == "illegal_reward" and self.illegal_reward is None:
+                object.__setattr__(self, name, worst_return(self))
+                continue
             try:
                 object.__setattr__(self, name, as_real(name, getattr(self, name)))
             except (TypeError, ValueError) as exc:
@@ -127,6 +137,20 @@ class EnvConfig:
             raise InvalidConfigError(f"features must be one of {FEATURE_SETS}, got {described(self.features)}")
         if not isinstance(self.render_all_hands, bool):
             raise InvalidConfigError(f"render_all_hands must be True or False, got {described(self.render_all_hands)}")
+
+
+def worst_return(config: EnvConfig) -> float:
+    """The lowest return a seat can get from a game under ``config``.
+
+    ``"win"`` rewards: -1.  ``"penalty"`` rewards: minus the largest hand penalty of
+    every deal (R14: the ``hand_size`` costliest cards of the deck, jokers and aces),
+    times ``reward_scale``.
+    """
+    if config.reward == "win":
+        return -1.0
+    costs = sorted((PENALTY[c] for c in full_deck()), reverse=True)
+    worst = sum(sum(costs[: CONTRACTS[d].hand_size]) for d in config.deals)
+    return -float(worst) * config.reward_scale
 
 
 def state_size(num_players: int) -> int:

@@ -13,6 +13,15 @@ by :meth:`CariocaSingleAgentEnv.action_masks` (what MaskablePPO calls) and in
 ``info["action_mask"]`` (unless ``mask_in_info=False``: SB3's ``DummyVecEnv`` deep-copies
 every info at every step, so training leaves the 2,191-entry mask out of it).
 
+At the step that ends the episode (terminated or truncated) ``info["action_mask"]`` is all
+ones: no action of this episode remains, and the one action that can follow it is the
+one a Gymnasium vector env passes at its next step, where its next-step autoreset resets
+this sub-environment and ignores the action.  Any action will do there, so a sampler
+that draws from the mask (``rng.choice(np.flatnonzero(mask))``, or logits masked with
+``-inf``) never meets an empty row and never makes a NaN.  :meth:`action_masks` stays
+the game's own mask (all zeros once the episode is over); SB3's vector envs reset in the
+same step, so MaskablePPO never asks for a finished episode's mask.
+
 Errors: the learner's action is checked by the AEC env before anything changes, so a
 refused action (:class:`~carioca_env.env.ActionTypeError` for a non-integer,
 :class:`~carioca_env.env.IllegalActionError` for one the mask does not offer) leaves the
@@ -34,12 +43,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from carioca_env.cards import PENALTY, full_deck
 from carioca_env.action_state import action_id
-from carioca_env.env import CariocaState, EnvConfig, raw_env
+from carioca_env.env import CariocaState, EnvConfig, raw_env, worst_return  # worst_return: re-exported
 from carioca_env.errors import CariocaError, InvalidConfigError, excerpt
 from carioca_env.observation import OBS_HIGH
-from carioca_env.openings import CONTRACTS
 
 ObsPolicy = Callable[[np.ndarray, np.ndarray], int]
 
@@ -131,7 +138,7 @@ class CariocaSingleAgentEnv(gymnasium.Env):
             learner's seat, :mod:`carioca_env.rendering`).
         mask_in_info: also put the mask in ``info["action_mask"]`` (default True).
 
-    Illegal actions: with keyword options (no ``config=``) the default is
+    Illegal actions: the default is :class:`~carioca_env.env.EnvConfig`'s,
     ``illegal_action="penalize"``, as PettingZoo's classic games terminate on an illegal
     move, so checkers that step unmasked random actions (Gymnasium's and SB3's
     ``check_env``) pass: the episode ends, the learner gets ``illegal_reward`` and
@@ -154,8 +161,6 @@ class CariocaSingleAgentEnv(gymnasium.Env):
     ) -> None:
         super().__init__()
         self.mask_in_info = mask_in_info
-        if config is None:
-            options = _default_illegal_handling(options)
         self.aec = raw_env(render_mode=render_mode, config=config, **options)
         self.config = self.aec.config
         n = self.config.num_players
@@ -291,6 +296,9 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         info = dict(self.aec.infos[self.agent])
         if self.mask_in_info:
             info["action_mask"] = self.aec.action_mask(self.agent)
+            if self.aec.terminations[self.agent] or self.aec.truncations[self.agent]:
+                # what a vector env's next step ignores (see the module docstring)
+                info["action_mask"][:] = 1
         info["learner_seat"] = self.seat
         return obs, info
 
@@ -303,30 +311,6 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         if self.render_mode == "rgb_array":
             return self.aec.render(seat=self.seat)
         return self.aec.render()
-
-
-def worst_return(config: EnvConfig) -> float:
-    """The lowest return a seat can get from a game under ``config``.
-
-    ``"win"`` rewards: -1.  ``"penalty"`` rewards: minus the largest hand penalty of
-    every deal (R14: the ``hand_size`` costliest cards of the deck, jokers and aces),
-    times ``reward_scale``.
-    """
-    if config.reward == "win":
-        return -1.0
-    costs = sorted((PENALTY[c] for c in full_deck()), reverse=True)
-    worst = sum(sum(costs[: CONTRACTS[d].hand_size]) for d in config.deals)
-    return -float(worst) * config.reward_scale
-
-
-def _default_illegal_handling(options: dict[str, Any]) -> dict[str, Any]:
-    """Keyword options with the wrapper's default: terminate an illegal action, penalized."""
-    if "illegal_action" in options:
-        return options
-    out = {**options, "illegal_action": "penalize"}
-    if "illegal_reward" not in out:
-        out["illegal_reward"] = worst_return(EnvConfig(**options))
-    return out
 
 
 from carioca_env.registration import register_envs  # noqa: E402 - after the class it names

@@ -34,8 +34,8 @@ BAD_OPTIONS = [
     ({"reward_scale": True}, ["reward_scale", "bool"]),
     ({"reward_scale": [1.0]}, ["reward_scale", "list"]),
     ({"illegal_reward": "x"}, ["illegal_reward", "str"]),
-    ({"illegal_reward": None}, ["illegal_reward"]),
     ({"illegal_reward": float("-inf")}, ["illegal_reward", "finite"]),
+    ({"illegal_reward": True}, ["illegal_reward", "bool"]),
     ({"max_turns": 0}, ["max_turns"]),
     ({"max_turns": -1}, ["max_turns"]),
     ({"max_turns": 1.5}, ["max_turns", "float"]),
@@ -127,11 +127,21 @@ def test_a_non_integer_action_is_refused_and_changes_nothing(action) -> None:
 
 @pytest.mark.parametrize("action", BAD_IDS, ids=[str(a) for a in BAD_IDS])
 def test_an_integer_outside_the_space_is_illegal_and_changes_nothing(action) -> None:
-    env = _env()
+    env = _env(illegal_action="raise")
     before = _observable(env)
     with pytest.raises(IllegalActionError, match="outside the action space"):
         env.step(action)
     assert _observable(env) == before
+
+
+@pytest.mark.parametrize("action", [-1, 10**6])
+def test_by_default_an_integer_outside_the_space_ends_the_episode_naming_it(action) -> None:
+    env = _env()
+    agent = env.agent_selection
+    env.step(action)
+    assert all(env.terminations.values()) and env.infos[agent]["illegal_action"] == action
+    assert env.rewards[agent] == env.unwrapped.config.illegal_reward < 0
+    assert env.unwrapped.game.moves == []
 
 
 @pytest.mark.parametrize("make", ID_TYPES)
@@ -145,7 +155,7 @@ def test_python_and_numpy_integers_are_accepted(make) -> None:
 def _env_at_a_deal_end() -> tuple:
     """A 2-deal env just after deal 1 ended, at the first turn of deal 2: a reward pending."""
     for seed in range(200):
-        env = carioca_v0.env(num_players=2, deals=(1, 2))
+        env = carioca_v0.env(num_players=2, deals=(1, 2), illegal_action="raise")
         env.reset(seed=seed)
         rng = random.Random(seed)
         raw = env.unwrapped

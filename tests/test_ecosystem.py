@@ -207,8 +207,8 @@ def test_explicit_illegal_settings_are_kept():
     env = CariocaSingleAgentEnv(deals=(1,), illegal_reward=-5.0)
     env.reset(seed=1)
     assert env.step(_illegal_action(env))[1] == -5.0
-    env = CariocaSingleAgentEnv(config=EnvConfig(deals=(1,)))  # a config is taken as given
-    assert env.config.illegal_action == "raise"
+    env = CariocaSingleAgentEnv(config=EnvConfig(deals=(1,)))  # a config: the same default as options
+    assert env.config.illegal_action == "penalize" and env.config.illegal_reward == -340.0
 
 
 # ----------------------------------------------------------------- rgb_array frames

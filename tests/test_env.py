@@ -18,7 +18,7 @@ from carioca_env.cards import JOKER, NUM_CARD_TYPES, cards_of, deck_counts, make
 from carioca_env.game import stack_deck
 from carioca_env.melds import position_card
 from carioca_env.openings import CONTRACTS
-from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env
+from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env, worst_return
 from carioca_env.errors import InvalidConfigError
 from carioca_env.melds import Meld
 from carioca_env.observation import FEATURE_SETS, encode_observation, obs_layout
@@ -373,7 +373,7 @@ def test_R17_truncation_is_reported_as_truncation_never_a_result() -> None:
 
 
 def test_illegal_action_raises_naming_action_and_phase() -> None:
-    env = carioca_v0.env(num_players=2)
+    env = carioca_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     discard_8s = env.unwrapped.string_to_action("discard 8S")
     with pytest.raises(IllegalActionError, match=r"discard 8S.*phase draw"):
@@ -381,6 +381,24 @@ def test_illegal_action_raises_naming_action_and_phase() -> None:
     # nothing was lost: the same agent can still act legally
     obs, *_ = env.last()
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_by_default_an_illegal_action_ends_the_episode_with_the_worst_return() -> None:
+    # PettingZoo's classic convention (TerminateIllegalWrapper): the game ends, the offender
+    # gets the penalty, the others nothing, and its info names the action
+    env = carioca_v0.env(num_players=3, deals=(1,))
+    env.reset(seed=0)
+    agent = env.agent_selection
+    discard_8s = env.unwrapped.string_to_action("discard 8S")
+    env.step(discard_8s)
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env.rewards == {a: (-340.0 if a == agent else 0.0) for a in env.possible_agents}
+    assert env.infos[agent]["illegal_action"] == discard_8s
+    assert env.unwrapped.config.illegal_reward == worst_return(env.unwrapped.config) == -340.0
+    while env.agents:  # every agent is done: each steps None and leaves
+        assert env.last()[2]
+        env.step(None)
+    assert env.unwrapped.game.moves == []  # the illegal action was never played
 
 
 def test_illegal_action_penalize_option_terminates_with_penalty() -> None:

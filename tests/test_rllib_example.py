@@ -21,6 +21,25 @@ def ray_cluster() -> Iterator[None]:
     ray.shutdown()
 
 
+def test_rllibs_own_pettingzoo_wrapper_passes_its_pre_check_with_default_options() -> None:
+    # RLlib steps a random (unmasked) action: by PettingZoo's convention the default env
+    # ends the episode on it with a penalty instead of raising (which RLlib reports as
+    # "the old Gym API")
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from carioca_env import carioca_v0
+
+    for _ in range(5):  # random actions: most are illegal, some legal
+        check_multiagent_environments(PettingZooEnv(carioca_v0.env(num_players=2, deals=(1,))))
+    env = PettingZooEnv(carioca_v0.env(num_players=2, deals=(1,)))
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+    _, rew, term, _, info = env.step({agent: illegal})
+    assert term["__all__"] and rew[agent] == -340.0 and info[agent]["illegal_action"] == illegal
+
+
 def test_the_wrapped_env_is_turn_based_with_float_masks_and_delivers_every_reward() -> None:
     env = ex.make_env_class()({"num_players": 2, "deals": (1,), "max_turns": 400, "reward_scale": 1.0})
     obs, _ = env.reset(seed=3)

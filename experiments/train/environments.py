@@ -114,7 +114,8 @@ def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -
     ]
     env = CariocaSingleAgentEnv(
         EnvConfig(num_players=n, deals=config.deals, reward="penalty", reward_scale=s["reward_scale"],
-                  max_turns=s["max_turns"], features=s["features"]),
+                  max_turns=s["max_turns"], features=s["features"],
+                  illegal_action="raise"),  # MaskablePPO masks: an illegal action is a bug, never learned around
         opponents=opponents,
         learner_seat=None,
         mask_in_info=False,  # MaskablePPO asks action_masks(); DummyVecEnv deep-copies infos
