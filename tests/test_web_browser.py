@@ -451,6 +451,10 @@ def test_a_deal_summary_before_the_next_deal_and_the_final_table(page: Page, bas
         assert row.get_attribute("data-score") == str(summary["scores"][s])
         assert row.locator(".card").evaluate_all("els => els.map(e => e.dataset.code)") == summary["hands"][s]
         assert sum(PENALTY[parse_card(c)] for c in summary["hands"][s]) == summary["scores"][s]
+        melds = summary["melds"][s]
+        assert row.locator(".summary-melds").count() == (1 if melds else 0)
+        if melds:
+            assert row.locator(".summary-melds").inner_text().count("\u00b7") == len(melds) - 1
     assert summary["hands"][summary["closer"]] == []
     page.click("#next-deal")
     page.wait_for_selector("#deal-summary[hidden]", state="attached")

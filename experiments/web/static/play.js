@@ -124,6 +124,10 @@
         " " + plural(h.length, "card") + " left: " + plural(d.scores[s], "point")));
       head.appendChild(el("span", "muted", " \u00b7 total " + d.totals[s]));
       row.appendChild(head);
+      if (d.melds[s].length) {
+        row.appendChild(el("div", "muted small summary-melds", "on the table: " +
+          d.melds[s].map((m) => m.cards.map((c) => prettyCard(c.card)).join(" ")).join(" \u00b7 ")));
+      }
       const cards = el("div", "hand summary-hand");
       h.forEach((c) => cards.appendChild(cardEl(c)));
       row.appendChild(cards);
