@@ -20,7 +20,7 @@ from experiments.web.app import WebState, create_app, game_state, play_state
 from experiments.web.curves import HEIGHT, WIDTH, learning_curve, nice_ticks, read_points
 from experiments.web.deals import DealLog
 from experiments.web.frames import card_list, display_name, last_event
-from experiments.web.replays import ReplayCache, build_replay
+from experiments.web.replays import build_replay
 from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
 from web_helpers import play_person, write_played_record
@@ -34,8 +34,8 @@ def served(tmp_path: Path) -> Path:
 
 
 def _web(folder: Path) -> WebState:
-    root = SafeRoot.of(folder)
-    return WebState(root, ReplayCache(), GameStore(root))
+    """The shared state of the app serving ``folder`` (its game store, its deal log)."""
+    return create_app(folder).state.web
 
 
 def _hidden_cards_absent(state: dict, seat: int) -> None:

@@ -94,6 +94,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
     start = math.floor(low / step) * step
+    if start > low:  # low / step underflowed to -0.0 (a denormal low)
+        start -= step
     ticks = []
     k = 0
     while start + k * step <= high + step * 1e-9:
