@@ -89,6 +89,19 @@ def test_local_and_ray_with_one_and_two_workers_write_the_same_results(tmp_path:
     assert s2.complete and summarize(tmp_path / "local").to_dict() == s2.to_dict()
 
 
+def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None) -> None:
+    from experiments.luck import shipped_value
+
+    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(1,), decks=2, seed=11,
+                           max_turns=300, luck=shipped_value().fingerprint)
+    _play(cfg, tmp_path / "local", workers=1)
+    s = _play(cfg, tmp_path / "ray", backend="ray", workers=2)
+    local = _lines(tmp_path / "local")
+    assert _lines(tmp_path / "ray") == local and all("luck" in json.loads(x) for x in local)
+    assert summarize(tmp_path / "local").to_dict() == s.to_dict()
+    assert s.pairs[0].corrected_half > 0
+
+
 def test_a_task_that_fails_on_ray_is_reported_by_task_id_and_the_results_kept(tmp_path: Path,
                                                                             ray_cluster: None) -> None:
     cfg = TournamentConfig(agents=("a=random", "b=py:plugin_agents:failing:contract=2"), players=2,

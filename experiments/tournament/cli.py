@@ -54,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="duplicate (default): every lineup on every deck; random: one random lineup per deck")
     g.add_argument("--max-turns", type=int, metavar="T",
                    help="completed turns after which a deal is truncated and scored by cards in hand (default 2000)")
+    g.add_argument("--luck-correction", action="store_true",
+                   help="also record each deal's luck (the value of its stock draws under the shipped value "
+                        "function) and show luck-corrected paired differences beside the raw ones")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
     g.add_argument("--quick", action="store_true", help="the same as --preset quick (a smoke run in seconds)")
@@ -135,7 +138,15 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
         seed=pick("seed", 0),
         format=pick("format", "duplicate"),
         max_turns=pick("max_turns", 2000),
+        luck=_luck_fingerprint() if getattr(args, "luck_correction", False) else None,
     )
+
+
+def _luck_fingerprint() -> str:
+    """The shipped luck value function's fingerprint (``--luck-correction``)."""
+    from experiments.luck import shipped_value
+
+    return shipped_value().fingerprint
 
 
 #: what the command says after Ctrl-C (experiments.cli prints it)

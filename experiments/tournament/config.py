@@ -55,6 +55,10 @@ class TournamentConfig:
         format: ``"duplicate"`` (every lineup on every deck) or ``"random"`` (one random
             lineup per deck).
         max_turns: completed turns after which a deal is truncated (R17).
+        luck: the fingerprint of the luck value function whose corrections each deal
+            records (``--luck-correction``, :mod:`experiments.luck`), or ``None``.  Left
+            out of :meth:`to_dict` when ``None``, so configs without it keep their
+            results headers and default folders.
     """
 
     agents: tuple[str, ...]
@@ -64,6 +68,7 @@ class TournamentConfig:
     seed: int = 0
     format: str = "duplicate"
     max_turns: int = 2000
+    luck: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.agents, str):
@@ -93,6 +98,8 @@ class TournamentConfig:
             raise TournamentError(f"--format must be one of {', '.join(FORMATS)}, got {self.format!r}")
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise TournamentError(f"--max-turns must be at least 1, got {self.max_turns!r}")
+        if self.luck is not None and (not isinstance(self.luck, str) or not self.luck):
+            raise TournamentError(f"luck must be a value function's fingerprint or None, got {self.luck!r}")
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -109,6 +116,8 @@ class TournamentConfig:
         d = asdict(self)
         d["agents"] = list(self.agents)
         d["contracts"] = list(self.contracts)
+        if self.luck is None:
+            del d["luck"]
         return d
 
     @staticmethod
@@ -122,6 +131,7 @@ class TournamentConfig:
             seed=d["seed"],
             format=d["format"],
             max_turns=d["max_turns"],
+            luck=d.get("luck"),
         )
 
     def default_out_dir(self) -> Path:

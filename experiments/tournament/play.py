@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.tournament.config import TournamentConfig, agent_seed, derive_seed
-from experiments.tournament.errors import TaskFailed
+from experiments.tournament.errors import TaskFailed, TournamentError
 from experiments.tournament.tasks import Task
 
 #: One played task: its result line and, if asked for, its game record.
@@ -100,6 +100,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         ) from None
     hands = [cards_str(game.hand(s)) for s in range(n)]
     dealer = game.dealer
+    tracker = _luck_tracker(config)
     turns = cancelled = 0
     own_turns = [0] * n
     open_turn: list[int | None] = [None] * n
@@ -115,6 +116,8 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         results_before = len(game.deal_results)
         try:
             move = agents[seat].act(game.view(seat), legal)
+            if tracker is not None:
+                tracker.before(game, move)
             game.apply(move)
         except Exception as exc:
             raise TaskFailed(
@@ -123,6 +126,8 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
                 f"agent {seats[seat]!r} in seat {seat} failed at turn {turns}: {type(exc).__name__}: {exc}\n"
                 + traceback.format_exc()
             ) from None
+        if tracker is not None:
+            tracker.after(game)
         if move.kind is MoveKind.OPEN and not was_open:
             open_turn[seat] = own_turns[seat] + 1
         if move.kind is MoveKind.DISCARD:
@@ -141,7 +146,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
     record = None
     if keep_record:
         record = game.to_record(agents=[f"{label} ({config.specs[a]})" for label, a in zip(seats, task.seating)])
-    return {
+    result = {
         "task": task.id,
         "index": task.index,
         "contract": task.contract,
@@ -158,4 +163,30 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         "opened": [t is not None for t in open_turn],
         "open_turn": open_turn,
         "hands": hands,
-    }, record
+    }
+    if tracker is not None:
+        # the sum of each seat's stock-draw corrections (experiments.luck.correction);
+        # the corrected penalty is penalty - luck
+        result["luck"] = [float(c) for c in tracker.corrections]
+        result["luck_draws"] = tracker.draws
+    return result, record
+
+
+def _luck_tracker(config: TournamentConfig) -> Any:
+    """The luck tracker of a deal when the config asks for corrections, else ``None``.
+
+    Raises:
+        TournamentError: the config names a value function other than the shipped one
+            (its corrections could not be reproduced).
+    """
+    if config.luck is None:
+        return None
+    from experiments.luck import LuckTracker, shipped_value
+
+    value = shipped_value()
+    if value.fingerprint != config.luck:
+        raise TournamentError(
+            f"this tournament's deals were corrected with the luck value function {config.luck}, "
+            f"but this version ships {value.fingerprint}: summarize it with --report, or start afresh"
+        )
+    return LuckTracker(value, config.players)

@@ -57,6 +57,12 @@ def _pair_table(s: Summary) -> tuple[list[str], list[list[str]]]:
     rows = [[p.contract, f"{p.agent_x} - {p.agent_y}", str(p.decks), _f(p.mean_diff, 1, signed=True),
              format_interval(p.ci_low, p.ci_high, p.decks, signed=True), "*" if p.significant else ""]
             for p in s.pairs]
+    if s.config.luck is not None:
+        head += ["luck-corrected", "95% CI", "sig.", "width"]
+        for row, p in zip(rows, s.pairs):
+            row += [_f(p.corrected_diff, 1, signed=True),
+                    format_interval(p.corrected_low, p.corrected_high, p.decks, signed=True),
+                    "*" if p.corrected_significant else "", _ratio(p.corrected_half, p.ci_half)]
     if _head_to_head_differs(s):
         head += ["head to head", "95% CI", "sig."]
         for row, p in zip(rows, s.pairs):
@@ -86,8 +92,22 @@ _EXPLAIN_HEAD_TO_HEAD = (
 _EXPLAIN_RATINGS = RATINGS_EXPLAINED
 
 
+_EXPLAIN_LUCK = (
+    " Luck-corrected: the same difference with each penalty minus the luck of its stock draws "
+    "(value function {luck}); width = corrected over raw interval half-width."
+)
+
+
 def _explain_pairs(s: Summary) -> str:
-    return _EXPLAIN_PAIRS + (_EXPLAIN_HEAD_TO_HEAD if _head_to_head_differs(s) else "")
+    luck = _EXPLAIN_LUCK.format(luck=s.config.luck) if s.config.luck is not None else ""
+    return _EXPLAIN_PAIRS + luck + (_EXPLAIN_HEAD_TO_HEAD if _head_to_head_differs(s) else "")
+
+
+def _ratio(a: float, b: float) -> str:
+    """``a / b`` to two decimals, ``n/a`` when either is missing or ``b`` is 0."""
+    if math.isnan(a) or math.isnan(b) or b == 0:
+        return "n/a"
+    return f"{a / b:.2f}"
 
 
 def summary_text(s: Summary) -> str:

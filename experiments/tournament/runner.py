@@ -133,6 +133,28 @@ def _played(path: Path) -> int:
         return 0  # open_results reports what is wrong with it
 
 
+def check_luck(config: TournamentConfig) -> None:
+    """Refuse a luck-corrected tournament this version cannot correct, before any deal.
+
+    Raises:
+        TournamentError: the config names a value function other than the shipped one,
+            or the shipped one has no model for a contract at this number of players.
+    """
+    from experiments.luck import ValueFileError, shipped_value
+
+    try:
+        value = shipped_value()
+        for contract in config.contracts:
+            value.model(config.players, contract)
+    except ValueFileError as exc:
+        raise TournamentError(f"--luck-correction: {exc}") from None
+    if value.fingerprint != config.luck:
+        raise TournamentError(
+            f"this tournament's deals were corrected with the luck value function {config.luck}, but this "
+            f"version ships {value.fingerprint}: summarize it with --report, or start afresh in another --out"
+        )
+
+
 def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
     """Build every agent once here, before any worker starts, so a bad spec fails early and clearly.
 
@@ -146,6 +168,8 @@ def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
     from agents.plugins import worker_problem
     from agents.registry import make_agent
 
+    if config.luck is not None:
+        check_luck(config)
     for label, spec in zip(config.labels, config.specs):
         problem = worker_problem(spec) if in_workers else None
         if problem:

@@ -67,11 +67,20 @@ class PairStats:
     h2h_low: float
     h2h_high: float
     h2h_half: float
+    corrected_diff: float = math.nan
+    corrected_low: float = math.nan
+    corrected_high: float = math.nan
+    corrected_half: float = math.nan
 
     @property
     def significant(self) -> bool:
         """Whether the 95% interval (over every deal) excludes 0."""
         return not math.isnan(self.ci_half) and (self.ci_low > 0 or self.ci_high < 0)
+
+    @property
+    def corrected_significant(self) -> bool:
+        """Whether the luck-corrected 95% interval excludes 0."""
+        return not math.isnan(self.corrected_half) and (self.corrected_low > 0 or self.corrected_high < 0)
 
     @property
     def h2h_significant(self) -> bool:
@@ -169,6 +178,10 @@ def table_means(rec: dict[str, Any]) -> dict[str, float]:
     return {a: sum(v) / len(v) for a, v in seats.items()}
 
 
+def _unit_means(units: dict[tuple[str, str], dict[tuple[int, int], list[float]]], g: str, agent: str) -> dict[tuple[int, int], float]:
+    return {k: sum(v) / len(v) for k, v in units.get((g, agent), {}).items()}
+
+
 def summarize(source: str | Path | ResultsFile) -> Summary:
     """Compute the summary of a results folder (or file, or :class:`ResultsFile`).
 
@@ -192,6 +205,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
       seat closed.  ``open_rate``: where it laid its contract.  ``mean_open_turn``: the
       mean over opened observations of the seat's own turn number of the opening.
     - ``truncated`` / ``cancelled``: over the deals (tables) the agent sat at.
+    - Luck-corrected paired difference (``corrected_``, with ``--luck-correction``): the
+      same as the paired difference with each seat's penalty replaced by ``penalty -
+      luck`` (its stock draws' luck, :mod:`experiments.luck.correction`).
     - Ratings: a batch Bradley-Terry fit of all deals (:mod:`experiments.ratings`): each
       deal ranks the distinct agents at the table by penalty (mean penalty if seated
       twice, lower is better, ties split); the order of the deals does not matter.
@@ -210,6 +226,9 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
     # per (group, agent): observations and unit sums
     obs: dict[tuple[str, str], list[tuple[float, float, bool, int | None]]] = defaultdict(list)
     units: dict[tuple[str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    # the same with luck-corrected penalties (only when every deal recorded its luck)
+    corrected = config.luck is not None and all("luck" in r for r in records)
+    cunits: dict[tuple[str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     tables: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     # per (group, x, y) in label order: per unit, x's minus y's penalty at each shared table
     h2h: dict[tuple[str, str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -227,6 +246,8 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
             for s, agent in enumerate(rec["seats"]):
                 obs[(g, agent)].append((rec["penalty"][s], shares[s], rec["closer"] == s, rec["open_turn"][s]))
                 units[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s])
+                if corrected:
+                    cunits[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s] - rec["luck"][s])
             for x, y in met:
                 h2h[(g, x, y)][(rec["contract"], rec["deck"])].append(at_table[x] - at_table[y])
 
@@ -257,10 +278,14 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
         for g in groups:
             d: MeanCI = paired_difference(unit_means[(g, x)], unit_means[(g, y)])
             h: MeanCI = mean_ci(sum(v) / len(v) for v in h2h.get((g, x, y), {}).values())
+            c = paired_difference(_unit_means(cunits, g, x), _unit_means(cunits, g, y)) if corrected else None
             pair_rows.append(PairStats(g, x, y, d.n, d.mean, d.low, d.high, d.half,
-                                       h.n, h.mean, h.low, h.high, h.half))
+                                       h.n, h.mean, h.low, h.high, h.half,
+                                       *((c.mean, c.low, c.high, c.half) if c is not None else ())))
 
     notes: list[str] = []
+    if config.luck is not None and not corrected:
+        notes.append("some deals recorded no luck correction, so no corrected differences are shown")
     ratings = fit_ratings(labels, records)
     return Summary(
         config=config,
