@@ -3,7 +3,7 @@
 A state is read in full (every hand, the table, the discard pile, whose turn it is), never
 the order of the stock.  Everything is first reduced to a few *seat statistics* per seat
 (:data:`STATS`): whether it has opened, its deficiency toward the contract (the fewest cards
-it still has to draw to hold the whole contract, :func:`agents.deficiency.analyze`), its
+it still has to draw to hold the whole contract, :func:`carioca_env.analysis.analyze`), its
 hand penalty and size, and, once opened, how many of its cards can be laid off on the
 table now.  :func:`design` turns seat statistics into the regression's design rows, one
 per seat, relative to the seat that just drew.
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.deficiency import analyze
+from carioca_env.analysis import analyze
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, PENALTY
 
 #: The seat statistics, in column order.
