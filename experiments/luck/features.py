@@ -121,6 +121,10 @@ def draw_stats(game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cards, weights, stats
 
 
+#: per player count, for each seat the indices of the other seats (``[n, n - 1]``)
+_OTHERS = {n: np.array([[o for o in range(n) if o != s] for s in range(n)]) for n in (2, 3, 4)}
+
+
 def _onehot(x: np.ndarray, cap: int) -> np.ndarray:
     return (np.minimum(x, cap)[..., None] == np.arange(cap + 1)).astype(np.float64)
 
@@ -144,10 +148,8 @@ def design(stats: np.ndarray, mover: int, turn: int) -> np.ndarray:
     junk_n = size - stats[..., LAY]
     junk = stats[..., JUNK] / 100.0
     dist = np.where(opened > 0, junk_n, d + 1.0)
-    others = np.stack(
-        [np.min(np.delete(dist, s, axis=-1), axis=-1) for s in range(n)], axis=-1
-    ) if n > 1 else np.full_like(dist, DIST_CAP)
-    opp_open = np.stack([np.sum(np.delete(opened, s, axis=-1), axis=-1) for s in range(n)], axis=-1)
+    others = np.min(dist[..., _OTHERS[n]], axis=-1)  # per seat, the smallest distance among the other seats
+    opp_open = np.sum(opened, axis=-1, keepdims=True) - opened
     rel = (np.arange(n) - mover) % n
     rel_oh = np.broadcast_to(_onehot(rel.astype(np.float64), 3), stats.shape[:-1] + (4,))
     d_oh = _onehot(d, D_CAP) * un[..., None]

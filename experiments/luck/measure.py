@@ -12,9 +12,9 @@ same decks, so the ratio is what the correction buys: a ratio ``r`` needs ``r**2
 the decks for the same width).  ``learned`` stands for the shipped learned model of each
 contract at that player count.
 
-``overhead`` plays the same tasks in this process with and without the correction and
-reports the ratio of their CPU times (``time.process_time``: other processes on a shared
-machine do not count).
+``overhead`` plays the same tasks with and without the correction, each way twice in
+alternating order and each time in a fresh process, and reports the ratio of their CPU
+times (``time.process_time``: other processes on a shared machine do not count).
 """
 
 from __future__ import annotations
@@ -92,28 +92,37 @@ def widths(cfg: MeasureConfig) -> list[dict[str, float | int | str]]:
     return rows
 
 
-def overhead(cfg: MeasureConfig) -> float:
-    """CPU seconds of the corrected tasks over the raw ones (the same tasks, in this process)."""
+def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
+    """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
     from experiments.tournament import TournamentConfig, make_tasks, play_chunk
 
-    raw_t = cor_t = 0.0
+    cfg, corrected = args
+    spent = 0.0
     for k in cfg.contracts:
-        base = dict(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
-                    seed=cfg.seed, max_turns=cfg.max_turns)
-        raw = TournamentConfig(**base)
-        cor = TournamentConfig(**base, luck=shipped_value().fingerprint)
-        tasks = make_tasks(raw)
-        play_chunk(raw, tasks[:1])  # load models and caches before timing
-        for t in tasks:  # interleaved, so a change of machine load hits both alike
-            t0 = time.process_time()
-            play_chunk(raw, [t])
-            t1 = time.process_time()
-            play_chunk(cor, [t])
-            t2 = time.process_time()
-            raw_t += t1 - t0
-            cor_t += t2 - t1
-        print(f"contract {k}: raw {raw_t:.1f} s, corrected {cor_t:.1f} s (cumulative CPU)", flush=True)
-    ratio = cor_t / raw_t
+        tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
+                              seed=cfg.seed, max_turns=cfg.max_turns,
+                              luck=shipped_value().fingerprint if corrected else None)
+        t0 = time.process_time()
+        play_chunk(tc, make_tasks(tc))
+        spent += time.process_time() - t0
+    return spent
+
+
+def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
+    """CPU seconds of the corrected tournament over the raw one: each played ``rounds``
+    times, alternately, each time in a fresh process (so neither finds the other's warm
+    caches, and both pay their own)."""
+    import multiprocessing as mp
+
+    totals = {False: 0.0, True: 0.0}
+    ctx = mp.get_context("spawn")
+    for r in range(rounds):
+        for corrected in ((False, True) if r % 2 == 0 else (True, False)):
+            with ctx.Pool(1) as pool:
+                spent = pool.map(_cpu_seconds, [(cfg, corrected)])[0]
+            totals[corrected] += spent
+            print(f"round {r + 1}, {'corrected' if corrected else 'raw'}: {spent:.1f} s CPU", flush=True)
+    ratio = totals[True] / totals[False]
     print(f"corrected / raw CPU time: {ratio:.2f}")
     return ratio
 
