@@ -36,9 +36,10 @@ import numpy as np
 
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
-from carioca_env.errors import CariocaError
+from carioca_env.errors import CariocaError, RecordError
 from carioca_env.melds import Meld
 from carioca_env.observation import FEATURE_SETS, check_features, encode_observation, obs_layout
+from carioca_env.records import read_json_file
 
 CARD_FORMAT = "carioca-ppo-model"
 CARD_VERSION = 1
@@ -99,6 +100,10 @@ def model_card(num_players: int, features: str = "base", **extra: Any) -> dict[s
             **env_layout(num_players, features), **extra}
 
 
+#: bytes a model card may have (a card is under 2 kB)
+MAX_CARD_BYTES = 1024 * 1024
+
+
 def card_features(card: dict[str, Any]) -> str:
     """The observation feature set a model was made for (``"base"`` when the card names none)."""
     return str(card.get("features", "base"))
@@ -154,14 +159,14 @@ def read_card(model_path: str | Path) -> dict[str, Any]:
         ModelLoadError: the card is missing, not JSON, or not a model card.
     """
     cp = card_path(model_path)
-    try:
-        card = json.loads(cp.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not cp.exists():
         raise ModelLoadError(
             f"model card {cp} is missing: a model needs the JSON card written beside it by "
             f"`carioca train` (it records the layout the network was made for)"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        )
+    try:  # read bounded: a card is a few hundred bytes, never deep
+        card = read_json_file(cp, max_bytes=MAX_CARD_BYTES, what="a model card")
+    except RecordError as exc:
         raise ModelLoadError(f"model card {cp} is unreadable or corrupt: {exc}") from None
     if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
         fmt = card.get("format") if isinstance(card, dict) else None

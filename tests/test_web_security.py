@@ -473,3 +473,14 @@ def test_a_learning_curve_of_huge_numbers_leaves_them_out(served: Path) -> None:
     (served / "run" / "eval.csv").write_text("steps,learner_mean\n" + "1e308,1e308\n" * 3 + "100,5\n200,4\n")
     r = TestClient(create_app(served)).get("/run?path=run")
     assert r.status_code == 200 and "<svg" in r.text and "1e308" in r.text  # the table shows it, the plot skips it
+
+
+def test_a_model_card_nested_100000_deep_is_refused_with_its_reason(served: Path, tmp_path: Path) -> None:
+    shutil.copytree(tmp_path / "outside-model", served / "m")
+    (served / "m" / "model.json").write_text(DEEP)
+    c = TestClient(create_app(served))
+    r = c.post("/api/games", json={"bots": ["ppo:m"]})
+    assert r.status_code == 400 and "nests too deeply" in r.json()["error"], r.text
+    policy = c.get("/api/replay?path=r.json&model=m").json()["policy"]
+    assert "nests too deeply" in policy["error"]
+    assert "deep" in _front_lists(c, "m/model.json") and _no_game_files(served)
