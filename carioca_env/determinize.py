@@ -27,11 +27,32 @@ from collections.abc import Sequence
 from typing import Any
 
 from carioca_env.cards import NUM_CARD_TYPES, cards_of, deck_counts
+from carioca_env.errors import ArgumentTypeError, described
 from carioca_env.game import Game, PlayerView
 from carioca_env.position import InvalidPositionError, Position, game_from_position
 
 #: a ``random.Random`` or a ``numpy.random.Generator``
 RandomSource = Any
+
+
+def check_rng(rng: Any) -> RandomSource:
+    """``rng`` if it is a generator this module can draw from, else a typed error naming it.
+
+    A ``random.Random``, or a ``numpy.random.Generator`` (recognised by its methods, so the
+    engine does not import numpy): a seed (an int, ``None``, a string) is refused rather
+    than turned into a generator here, because the caller's generator is what keeps a
+    search reproducible.
+
+    Raises:
+        ArgumentTypeError: ``rng`` is neither.
+    """
+    if isinstance(rng, random.Random) or (callable(getattr(rng, "permutation", None))
+                                          and callable(getattr(rng, "integers", None))):
+        return rng
+    raise ArgumentTypeError(
+        f"rng must be a random.Random or a numpy.random.Generator, got {described(rng)} "
+        f"(for a seed s, pass random.Random(s))"
+    )
 
 
 def _permute(cards: list[int], rng: RandomSource) -> list[int]:
@@ -115,7 +136,9 @@ def determinize_view(
     Raises:
         InvalidPositionError: the view is inconsistent (more cards than the deck holds, or
             hidden places that do not match the unseen cards).
+        ArgumentTypeError: ``rng`` is not a generator (see :func:`check_rng`).
     """
+    check_rng(rng)
     pool, slots = unseen_places(view)
     shuffled = _permute(pool, rng)
     hidden: list[tuple[int, ...]] = []
@@ -184,5 +207,11 @@ def game_from_view(
 def determinize(game: Game, seat: int, rng: RandomSource) -> Game:
     """A full game consistent with what ``seat`` knows of ``game`` (its view), the
     unseen cards dealt from ``rng``; the same list of deals, so ``seat``'s view of the
-    result equals its view of ``game``."""
+    result equals its view of ``game``.
+
+    Raises:
+        ArgumentTypeError: ``rng`` is not a generator (see :func:`check_rng`), checked
+            before anything else is done.
+    """
+    check_rng(rng)
     return determinize_view(game.view(seat), rng, game.config.deals)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from carioca_env.cards import DECK_SIZE, JOKER, NUM_CARD_TYPES, NUM_RANKS, card_str, cards_of, counts_of, deck_counts
-from carioca_env.errors import CariocaError, InvalidConfigError
+from carioca_env.errors import CariocaError, InvalidConfigError, described, excerpt
 from carioca_env.game import DealResult, Game, GameConfig, Phase, PublicEvent, _DealStart
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, TRIO_SIZE, Meld, MeldKind, TableMeld, position_card
 from carioca_env.openings import CONTRACTS, meld_kinds_match
@@ -258,7 +258,10 @@ def validate_position(pos: Position) -> GameConfig:
                     )
     for e in _seq(pos.history, "history"):
         if not isinstance(e, PublicEvent):
-            raise InvalidPositionError("history", f"events are PublicEvent values, got {e!r}")
+            raise InvalidPositionError("history", f"events are PublicEvent values, got {excerpt(e)}")
+    for r in _seq(pos.deal_results, "deal_results"):
+        if not isinstance(r, DealResult):
+            raise InvalidPositionError("deal_results", f"entries are DealResult values, got {described(r)}")
     return config
 
 
