@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from carioca_env.actions import action_table
-from carioca_env.errors import ArgumentTypeError, IllegalMoveError, described, excerpt
+from carioca_env.errors import ArgumentTypeError, IllegalMoveError, InvalidArgumentError, described, excerpt
 from carioca_env.game import Game, Phase
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
@@ -28,27 +28,44 @@ class ActionTypeError(ArgumentTypeError):
     """An action that is not an integer id (a float, a string, a list, a bool ...)."""
 
 
+class ActionRangeError(IllegalActionError, InvalidArgumentError):
+    """An integer action id outside the action space ``Discrete(N)`` (``-1``, ``10**6``).
+
+    No mask can offer it, so it is the caller's bug, not a move to penalize: it is refused
+    whatever ``illegal_action`` says, by the AEC env and the Gymnasium wrapper alike.  It
+    is an :class:`IllegalActionError` (code that caught that for such ids still does) and
+    an :class:`~carioca_env.errors.InvalidArgumentError` (a value outside what is allowed).
+    """
+
+
 def action_id(action: Any, size: int) -> int:
     """``action`` as a Python int if it is an integer action id; the type check of every
     action (cheap ``isinstance`` tests, Python ints first: this runs on every step).
 
-    Only the type is checked here; the range and the mask are the caller's.
+    The type and the range ``0..size-1`` are checked here; the mask is the caller's.
 
     Raises:
         ActionTypeError: not a Python or numpy integer or a 0-d integer array (floats
             are never truncated to an id, bools are not ids).
+        ActionRangeError: an integer outside ``0..size-1``.
     """
     if type(action) is int:
-        return action
-    if isinstance(action, np.integer):
-        return int(action)
-    if (
+        value = action
+    elif isinstance(action, np.integer) or (
         isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
     ) or (isinstance(action, int) and not isinstance(action, bool)):
-        return int(action)
-    raise ActionTypeError(
-        f"an action must be an integer id 0..{size - 1} (a Python or numpy integer), got {described(action)}"
-    )
+        value = int(action)
+    else:
+        raise ActionTypeError(
+            f"an action must be an integer id 0..{size - 1} (a Python or numpy integer), got {described(action)}"
+        )
+    if not 0 <= value < size:
+        raise ActionRangeError(
+            f"action {excerpt(value)} is outside the action space 0..{size - 1} (Discrete({size})); no mask offers "
+            f"it, so it is refused whatever illegal_action says",
+            "mask",
+        )
+    return value
 
 
 class CariocaState:

@@ -28,12 +28,15 @@ Bad input (checked once, at this boundary, before anything changes):
 - An action must be a Python or numpy integer (or a 0-d integer array, as
   ``Discrete.contains`` takes); anything else (``0.7``, ``"0"``, ``[0]``, ``True``,
   ``nan``) raises :class:`ActionTypeError`, whatever ``illegal_action`` says.
-- An integer the mask does not offer ends the episode, as PettingZoo's classic games do
-  (``illegal_action="penalize"``, the default): the actor gets ``illegal_reward`` (by
-  default :func:`worst_return`, so it is never better than legal play), the others 0,
-  every agent is terminated and the actor's ``info["illegal_action"]`` holds the action.
-  ``illegal_action="raise"`` raises :class:`IllegalActionError` instead, for debugging:
-  a masking bug stops the run.
+- An integer outside the action space (``-1``, ``10**6``) raises
+  :class:`ActionRangeError` (an :class:`IllegalActionError`), whatever ``illegal_action``
+  says: no mask can offer it, so it is the caller's bug, not a move to penalize.
+- An integer of the space the mask does not offer ends the episode, as PettingZoo's
+  classic games do (``illegal_action="penalize"``, the default): the actor gets
+  ``illegal_reward`` (by default :func:`worst_return`, so it is never better than legal
+  play), the others 0, every agent is terminated and the actor's
+  ``info["illegal_action"]`` holds the action.  ``illegal_action="raise"`` raises
+  :class:`IllegalActionError` instead, for debugging: a masking bug stops the run.
 - A refused step changes nothing observable: the same agent is to act, ``last()``
   returns the same observation, the same pending cumulative reward (say the -95 of a
   deal that just ended), termination, truncation and info.  A retry is a fresh call: a
@@ -60,7 +63,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from carioca_env.action_state import ActionTypeError, CariocaState, IllegalActionError, action_id
+from carioca_env.action_state import ActionRangeError, ActionTypeError, CariocaState, IllegalActionError, action_id
 from carioca_env.actions import action_table
 from carioca_env.cards import NUM_CARD_TYPES, PENALTY, card_symbol, cards_str, full_deck, parse_card
 from carioca_env.errors import (
@@ -75,7 +78,8 @@ from carioca_env.game import Game, GameConfig
 from carioca_env.observation import FEATURE_SETS, OBS_HIGH, obs_layout
 from carioca_env.openings import CONTRACTS
 
-__all__ = ["raw_env", "EnvConfig", "worst_return", "CariocaState", "IllegalActionError", "ActionTypeError", "action_id", "state_size"]
+__all__ = ["raw_env", "EnvConfig", "worst_return", "CariocaState", "IllegalActionError", "ActionRangeError",
+           "ActionTypeError", "action_id", "state_size"]
 
 REWARDS = ("penalty", "win")
 ILLEGAL = ("raise", "penalize")
@@ -236,12 +240,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         """Notation of an action id (targets relative to the actor).
 
         Raises:
-            ActionTypeError: not an integer.  InvalidArgumentError: outside the space.
+            ActionTypeError: not an integer.  ActionRangeError (an InvalidArgumentError):
+                outside the space.
         """
-        a = action_id(action, self.table.size)
-        if not 0 <= a < self.table.size:
-            raise InvalidArgumentError(f"action {a} is outside the action space 0..{self.table.size - 1}")
-        return self.table.action_to_string(a)
+        return self.table.action_to_string(action_id(action, self.table.size))
 
     def string_to_action(self, text: str) -> int:
         """Action id of a notation (inverse of :meth:`action_to_string`).
@@ -372,6 +374,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
         Raises:
             ActionTypeError: ``action`` is not an integer id.
+            ActionRangeError: an integer outside the action space (whatever ``illegal_action`` says).
             IllegalActionError: the mask does not offer it (with ``illegal_action="raise"``).
         """
         state = self._live()

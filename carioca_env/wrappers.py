@@ -24,7 +24,9 @@ same step, so MaskablePPO never asks for a finished episode's mask.
 
 Errors: the learner's action is checked by the AEC env before anything changes, so a
 refused action (:class:`~carioca_env.env.ActionTypeError` for a non-integer,
-:class:`~carioca_env.env.IllegalActionError` for one the mask does not offer) leaves the
+:class:`~carioca_env.env.ActionRangeError` for an id outside ``Discrete(N)``, whatever
+``illegal_action`` says, :class:`~carioca_env.env.IllegalActionError` for one the mask
+does not offer) leaves the
 episode as it was and the learner may retry.  An error once the learner's action has
 been played (an opponent policy that returns an illegal action or fails) is raised as
 :class:`OpponentError`; the episode is then broken (an opponent's turn is half done), so
@@ -242,8 +244,9 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         """Play the learner's action, then the opponents until the learner acts again.
 
         Raises:
-            ActionTypeError, IllegalActionError: the learner's action is refused; nothing
-                changed, the learner may retry.
+            ActionTypeError, ActionRangeError, IllegalActionError: the learner's action is
+                refused; nothing changed, the learner may retry (an id outside the action
+                space is refused even with ``illegal_action="penalize"``).
             OpponentError: an opponent failed after the learner's action was played; the
                 episode is broken until ``reset()``.
             EpisodeBrokenError: a step before ``reset()`` or after an error inside step.

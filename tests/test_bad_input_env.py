@@ -12,7 +12,7 @@ import pytest
 
 from carioca_env import CariocaError, InvalidConfigError, InvalidNotationError, MisdealError, carioca_v0
 from carioca_env.cards import NUM_CARD_TYPES, card_str, deck_counts, full_deck
-from carioca_env.env import ActionTypeError, IllegalActionError, state_size
+from carioca_env.env import ActionRangeError, ActionTypeError, IllegalActionError, state_size
 from carioca_env.errors import ArgumentTypeError, InvalidArgumentError
 from carioca_env.observation import obs_layout
 
@@ -135,9 +135,18 @@ def test_an_integer_outside_the_space_is_illegal_and_changes_nothing(action) -> 
 
 
 @pytest.mark.parametrize("action", [-1, 10**6])
-def test_by_default_an_integer_outside_the_space_ends_the_episode_naming_it(action) -> None:
+def test_by_default_an_integer_outside_the_space_is_refused_not_penalized(action) -> None:
+    env = _env()
+    before = _observable(env)
+    with pytest.raises(ActionRangeError, match="outside the action space"):  # a caller's bug (issue 26)
+        env.step(action)
+    assert _observable(env) == before and not any(env.terminations.values())
+
+
+def test_by_default_a_masked_out_integer_ends_the_episode_naming_it() -> None:
     env = _env()
     agent = env.agent_selection
+    action = int(np.flatnonzero(env.unwrapped.action_mask() == 0)[0])
     env.step(action)
     assert all(env.terminations.values()) and env.infos[agent]["illegal_action"] == action
     assert env.rewards[agent] == env.unwrapped.config.illegal_reward < 0

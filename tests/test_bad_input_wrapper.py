@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from carioca_env.env import ActionTypeError, IllegalActionError
-from carioca_env.errors import InvalidConfigError
+from carioca_env.env import ActionRangeError, ActionTypeError, IllegalActionError
+from carioca_env.errors import InvalidArgumentError, InvalidConfigError
 from carioca_env.wrappers import CariocaSingleAgentEnv, EpisodeBrokenError, OpponentError
 
 from bad_input import fingerprint
@@ -86,6 +86,36 @@ def test_a_masked_out_learner_action_is_refused_and_changes_nothing() -> None:
             env.step(bad)
         assert _state(env) == before
     env.step(np.int64(np.flatnonzero(env.action_masks())[0]))
+
+
+#: integer ids no Discrete(N) holds: a caller's bug, refused whatever illegal_action says
+OUTSIDE = [10**6, -1, 2191, np.int64(-5), 2**70]
+
+
+@pytest.mark.parametrize("illegal_action", ["penalize", "raise"])
+@pytest.mark.parametrize("action", OUTSIDE, ids=[str(a) for a in OUTSIDE])
+def test_an_id_outside_the_action_space_is_refused_by_the_wrapper_and_the_aec_env(action, illegal_action) -> None:
+    env = CariocaSingleAgentEnv(deals=(1,), illegal_action=illegal_action)
+    env.reset(seed=2)
+    assert not 0 <= action < env.action_space.n
+    before = _state(env)
+    with pytest.raises(ActionRangeError, match="outside the action space 0..2190") as info:
+        env.step(action)
+    assert isinstance(info.value, IllegalActionError) and isinstance(info.value, InvalidArgumentError)
+    assert _state(env) == before and not env.aec.terminations[env.agent]  # not an episode-ending penalty
+    aec = env.aec  # the AEC env itself, same class, same state kept
+    with pytest.raises(ActionRangeError):
+        aec.step(action)
+    assert _state(env) == before
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # the learner may go on
+
+
+def test_a_masked_out_id_inside_the_space_is_still_penalized_by_default() -> None:
+    env = CariocaSingleAgentEnv(deals=(1,))
+    env.reset(seed=2)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(bad)
+    assert terminated and info["illegal_action"] == bad and reward < 0
 
 
 def test_calls_before_reset_are_refused_with_the_reason() -> None:
