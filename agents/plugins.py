@@ -20,7 +20,16 @@ An entry point in the group ``carioca_env.agents``
 
 Both are plain strings, so they travel to spawn processes and Ray workers, which build
 the agent themselves (the module must be importable there: installed, or on
-``PYTHONPATH``).  A factory given to :func:`agents.registry.register` at run time (in a
+``PYTHONPATH``).
+
+The working directory: ``python -m`` puts it on the import path, an installed console
+script (the ``carioca`` command) does not.  So the ``carioca`` command calls
+:func:`allow_working_directory`, deliberately: a ``py:`` module that is not importable
+otherwise is then looked for in the folder the command was started in (and only for
+``py:`` specs, only after the installed modules, so a file there never shadows an
+installed module nor is imported by anything else).  The folder travels to the workers
+in the environment variable ``CARIOCA_PLUGIN_PATH`` (folders separated by
+``os.pathsep``), which a library user may set too.  A factory given to :func:`agents.registry.register` at run time (in a
 notebook, a script) lives only in the process that registered it:
 :func:`worker_problem` says so before a tournament starts its workers.
 """
@@ -29,6 +38,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import sys
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
@@ -38,6 +49,8 @@ from agents.registry import SpecError
 
 PREFIX = "py:"
 ENTRY_POINT_GROUP = "carioca_env.agents"
+#: folders (``os.pathsep``-separated) where a ``py:`` module is looked for when it is not importable
+PATH_ENV = "CARIOCA_PLUGIN_PATH"
 
 
 class PluginError(SpecError):
@@ -111,7 +124,7 @@ def build_py_agent(module_name: str, factory_name: str, kwargs: dict[str, Any], 
             factory did not return an agent.
     """
     try:
-        module = importlib.import_module(module_name)
+        module = _import_plugin(module_name)
     except ImportError as exc:
         raise PluginError(
             f"agent spec {spec!r}: cannot import module {module_name!r} ({exc}); the module must be "
@@ -132,6 +145,40 @@ def make_py_agent(spec: str, seed: int) -> Agent:
     """
     module_name, factory_name, kwargs = parse_py_spec(spec)
     return build_py_agent(module_name, factory_name, kwargs, seed, spec)
+
+
+def plugin_dirs() -> list[str]:
+    """The folders of ``CARIOCA_PLUGIN_PATH`` (see the module docstring), in order."""
+    return [d for d in os.environ.get(PATH_ENV, "").split(os.pathsep) if d]
+
+
+def allow_working_directory() -> None:
+    """Let ``py:`` specs name modules of the working directory, in this process and its
+    workers (what the ``carioca`` command does at start; see the module docstring)."""
+    cwd = os.getcwd()
+    dirs = plugin_dirs()
+    if cwd not in dirs:
+        os.environ[PATH_ENV] = os.pathsep.join([*dirs, cwd])
+
+
+def _import_plugin(module_name: str) -> Any:
+    """Import a ``py:`` spec's module: from the import path, else from :func:`plugin_dirs`
+    (added to the path only while this module is imported, after every other entry)."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        top = module_name.partition(".")[0]
+        extra = [d for d in plugin_dirs() if d not in sys.path]
+        if exc.name != top or not extra:
+            raise
+    sys.path.extend(extra)
+    try:
+        importlib.invalidate_caches()
+        return importlib.import_module(module_name)
+    finally:
+        for d in extra:
+            if d in sys.path:
+                sys.path.remove(d)
 
 
 def entry_points() -> dict[str, metadata.EntryPoint]:

@@ -173,6 +173,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"carioca {name}: error: {hint}", file=sys.stderr)
         return EXIT_ERROR
     args = parser.parse_args(argv)
+    # an installed console script has no working directory on the import path, but a
+    # py:my_agent:make_agent plugin next to the user is meant to load (agents.plugins)
+    from agents.plugins import allow_working_directory
+
+    allow_working_directory()
     module = importlib.import_module(modules[args.command])
     return run_command(args.command, lambda: module.run(args), getattr(module, "INTERRUPTED", None))
 

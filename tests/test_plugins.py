@@ -91,3 +91,31 @@ def test_an_agent_registered_at_run_time_is_refused_for_workers_with_a_hint(tmp_
     # in this process it plays
     s = run_tournament(cfg, tmp_path, workers=1, progress=False, log=lambda m: None, write_summary=False)
     assert s.complete
+
+
+def test_the_installed_carioca_command_loads_a_plugin_from_the_working_directory(tmp_path: Path) -> None:
+    """A console script has no working directory on sys.path; the command adds it for
+    py: specs only (agents.plugins.allow_working_directory), in spawned workers too."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    command = Path(sys.executable).parent / "carioca"
+    assert command.is_file(), "the venv's console script"
+    root = Path(__file__).resolve().parents[1]
+    shutil.copy(root / "agents" / "examples" / "my_agent.py", tmp_path / "cwd_only_agent.py")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CARIOCA_PLUGIN_PATH")}
+    argv = [str(command), "tournament", "--agents", "mine=py:cwd_only_agent:make_agent:patience=2", "random",
+            "--players", "2", "--contracts", "1", "--decks", "1", "--max-turns", "200", "--workers", "2",
+            "--no-progress", "--out", "t"]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seats = {json.loads(x)["seats"][0] for x in _lines(tmp_path / "t")}
+    assert seats == {"mine", "random"}
+    # elsewhere the module is not importable: the same spec is refused, naming the module
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    done = subprocess.run(argv, cwd=other, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "cannot import module 'cwd_only_agent'" in done.stderr, done.stderr
+    assert not (other / "t").exists()
