@@ -8,6 +8,7 @@ path is checked before minutes of work are spent on results it could not hold.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -29,6 +30,22 @@ def int_at_least(lo: int) -> Callable[[str], int]:
         return value
 
     parse.__name__ = f"integer >= {lo}"
+    return parse
+
+
+def real_at_least(lo: float) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number ``>= lo`` (``nan``, ``inf`` and ``-5`` are refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number >= {lo:g}, got {text[:40]!r}") from None
+        if not math.isfinite(value) or value < lo:
+            raise argparse.ArgumentTypeError(f"expected a finite number >= {lo:g}, got {text[:40]}")
+        return value
+
+    parse.__name__ = f"number >= {lo:g}"
     return parse
 
 
@@ -83,3 +100,62 @@ def check_writable_file(path: Path, what: str) -> None:
         os.unlink(probe)
     except OSError as exc:
         raise OSError(f"{what} {path} cannot be written: {exc.strerror or exc}") from exc
+
+
+def check_output_path(path: Path, what: str, kind: str = "file") -> None:
+    """Refuse an output ``path`` that could not be written, creating and changing nothing.
+
+    ``kind`` is ``"file"`` (``path`` must not be a folder) or ``"folder"`` (``path`` must
+    not be a file).  The nearest part of ``path`` that exists must be a folder this
+    process can write in, so a path under a regular file (``a_file/run``) or in a
+    read-only folder is refused before any work is done, and a refused command leaves no
+    folder behind.
+
+    Raises:
+        OSError: (``IsADirectoryError``, ``NotADirectoryError``, ``PermissionError``) with
+            a message naming ``what`` and ``path``.
+    """
+    if kind not in ("file", "folder"):
+        raise ValueError(f"kind must be 'file' or 'folder', got {kind!r}")
+    if kind == "file" and path.is_dir():
+        raise IsADirectoryError(f"{what} {path} is a folder; give a file path")
+    if kind == "folder" and path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{what} {path} is a file, not a folder; give a folder path")
+    probe = path.parent if kind == "file" else path
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise NotADirectoryError(f"{what} {path} cannot be written: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise PermissionError(f"{what} {path} cannot be written: {probe} is not writable")
+
+
+def check_agent_specs(option: str, specs: Sequence[str], players: int | None = None,
+                      error: type[Exception] = ValueError) -> list[Any]:
+    """Build the agent of every spec once (seed 0), so a bad one is refused before any work.
+
+    Building resolves the name, parses every key, imports a ``py:`` plugin's module and
+    loads a ``ppo:`` model; no game is played.  ``players``: an agent made for another
+    number of seats (a model's card says) is refused too.
+
+    Returns:
+        The agents built, in the order of ``specs`` (for a caller that needs more of them).
+
+    Raises:
+        error: naming ``option``, the spec and why it does not build.
+    """
+    from agents.registry import make_agent
+    from carioca_env.errors import excerpt
+
+    built = []
+    for spec in specs:
+        try:
+            agent = make_agent(spec, 0)
+        except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
+            text = " ".join(str(exc).split("\nTraceback (most recent call last)")[0].split())
+            raise error(f"{option}: cannot build agent {excerpt(spec)}: {text}") from None
+        made_for = getattr(agent, "num_players", None)
+        if players is not None and isinstance(made_for, int) and made_for != players:
+            raise error(f"{option}: {spec} was made for {made_for} players; this run has {players}")
+        built.append(agent)
+    return built

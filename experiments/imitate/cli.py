@@ -16,11 +16,11 @@ tournament of the model against its teacher on N fresh decks per contract.  See
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
 from carioca_env.observation import FEATURE_SETS
+from experiments.argtypes import int_at_least
 from experiments.imitate.config import ImitateConfig, ImitateError
 
 
@@ -62,11 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "weight per kind (agents/action_prior.py; needs --features advice_play)")
     r = parser.add_argument_group("running")
     r.add_argument("--out", type=Path, help="run folder (default runs/imitate-c<K>-p<players>-s<seed>)")
-    r.add_argument("--strength-decks", type=int, default=0,
+    r.add_argument("--strength-decks", type=int_at_least(0), default=0,
                    help="then a duplicate tournament against the teacher on this many decks per contract (default 0)")
-    r.add_argument("--strength-seed", type=int, default=7, help="tournament seed of that tournament (default 7)")
-    r.add_argument("--workers", type=int, default=1, help="tournament processes (default 1)")
-    r.add_argument("--overwrite", action="store_true", help="delete the run in --out first")
+    r.add_argument("--strength-seed", type=int_at_least(0), default=7, help="tournament seed of that tournament (default 7)")
+    r.add_argument("--workers", type=int_at_least(1), default=1, help="tournament processes (default 1)")
+    r.add_argument("--overwrite", action="store_true", help="delete the run in --out first (once every option has been checked)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -96,17 +96,10 @@ def run(args: argparse.Namespace) -> int:
     from experiments.train import command_line
 
     config = config_from_args(args)
-    for name, low in (("strength_decks", 0), ("strength_seed", 0), ("workers", 1)):
-        if getattr(args, name) < low:
-            raise ImitateError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {getattr(args, name)}")
     out = args.out or Path("runs") / f"imitate-c{config.contract}-p{config.players}-s{config.seed}"
-    if args.overwrite and out.exists():
-        for name in ("data", "learner", "strength", "imitation.csv", "state.json", "model.zip", "model.json"):
-            p = out / name
-            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
     card = run_imitation(config, out, progress=not args.no_progress and sys.stderr.isatty(),
                          command=command_line(args, "imitate"), strength_decks=args.strength_decks,
-                         strength_seed=args.strength_seed, workers=args.workers)
+                         strength_seed=args.strength_seed, workers=args.workers, overwrite=args.overwrite)
     im = card["imitation"]
     print(f"imitation of {card['teacher']}: held-out accuracy {im['heldout_accuracy']:.3f} "
           f"(uniform over legal moves {im['uniform_accuracy']:.3f}) on {im['heldout_rows']} states; "

@@ -39,16 +39,15 @@ CURVE_COLUMNS = ("iteration", "beta", "train_rows", "learner_rows", "policy_loss
                  "value_explained_variance", "wall_time_s")
 
 
-def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
-    from agents.registry import make_agent
+#: what ``--overwrite`` deletes in the run folder
+RUN_FILES = ("data", "learner", "strength", "imitation.csv", "state.json", "model.zip", "model.json")
 
-    built = []
-    for option, spec in [("--teacher", config.teacher)] + [("--opponents", s) for s in config.opponents]:
-        try:
-            built.append(make_agent(spec, 0))
-        except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
-            raise ImitateError(f"{option}: cannot build agent {spec!r}: {exc}") from None
-    return built[0], built[1:]
+
+def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
+    from experiments.argtypes import check_agent_specs
+
+    teacher = check_agent_specs("--teacher", [config.teacher], config.players, ImitateError)[0]
+    return teacher, check_agent_specs("--opponents", config.opponents, config.players, ImitateError)
 
 
 def _generate(config: ImitateConfig, folder: DataFolder, split: str, iteration: int, games: int, beta: float,
@@ -123,12 +122,13 @@ def strength_against(model_path: Path, opponent: str, players: int, contracts: t
 
 def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True, command: str = "",
                   strength_decks: int = 0, strength_seed: int = 7, workers: int = 1,
-                  log: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  log: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Run (or resume) an imitation run into ``out``; returns the model card.
 
     ``strength_decks > 0`` also plays the model against its teacher on that many fresh
     decks per contract (tournament seed ``strength_seed``; tournament decks come from
-    another seed namespace than the imitation games).
+    another seed namespace than the imitation games).  ``overwrite`` deletes the run's
+    files in ``out`` first, once everything has been checked (:data:`RUN_FILES`).
 
     Raises:
         ImitateError: a bad agent spec, an unwritable folder, or a folder of another run.
@@ -137,11 +137,14 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
 
     from agents.ppo_agent import _rng_preserved, env_layout, model_card
     from experiments.train import check_writable, package_versions, save_model
+    from experiments.train.files import remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
     teacher, opponents = _build_agents(config)
     check_writable(out)
+    if overwrite:  # only now: a refused command must not lose the finished run
+        remove_run_files(out, RUN_FILES)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     t0 = time.monotonic()

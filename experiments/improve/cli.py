@@ -16,7 +16,6 @@ duplicate tournament of the model against the teacher on N fresh decks.  See
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -59,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--strength-decks", type=int_at_least(0), default=0,
                    help="then a duplicate tournament against the teacher on this many decks (default 0)")
     r.add_argument("--strength-seed", type=int_at_least(0), default=7, help="tournament seed of that tournament (default 7)")
-    r.add_argument("--overwrite", action="store_true", help="delete the run in --out first")
+    r.add_argument("--overwrite", action="store_true", help="delete the run in --out first (once every option has been checked)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -84,13 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     out = args.out or Path("runs") / f"improve-c{config.contract}-{Path(config.init).stem}-s{config.seed}"
-    if args.overwrite and out.exists():
-        for name in ("data", "learner", "strength", "improve.csv", "state.json", "model.zip", "model.json"):
-            p = out / name
-            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
     card = run_improvement(config, out, workers=args.workers, progress=not args.no_progress and sys.stderr.isatty(),
                            command=command_line(args, "improve"), strength_decks=args.strength_decks,
-                           strength_seed=args.strength_seed)
+                           strength_seed=args.strength_seed, overwrite=args.overwrite)
     h = card["improvement"]["heldout"]
     print(f"improved {config.init} on contract {config.contract}: epoch {card['improvement']['chosen_epoch']}, "
           f"held-out gain {h['gain']:+.3f} [{h['gain_ci_low']:+.3f}, {h['gain_ci_high']:+.3f}] points per decision "

@@ -87,22 +87,21 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
     return load_model_file(path), card, path
 
 
-def _check_agents(config: ImproveConfig) -> None:
+#: what ``--overwrite`` deletes in the run folder
+RUN_FILES = ("data", "learner", "strength", "improve.csv", "advantages.csv", "state.json", "model.zip", "model.json")
+
+
+def _check_agents(config: ImproveConfig, players: int) -> None:
     """The teacher must build and rank its discards (the candidates come from its
-    ranking); every opponent must build.
+    ranking); every opponent must build; both for ``players`` seats.
 
     Raises:
         ImproveError: one does not.
     """
-    from agents.registry import make_agent
+    from experiments.argtypes import check_agent_specs
 
-    built = {}
-    for option, spec in [("--teacher", config.teacher)] + [("--opponents", o) for o in config.opponents]:
-        try:
-            built[spec] = make_agent(spec, 0)
-        except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
-            raise ImproveError(f"{option}: cannot build agent {spec!r}: {exc}") from None
-    teacher = built[config.teacher]
+    teacher = check_agent_specs("--teacher", [config.teacher], players, ImproveError)[0]
+    check_agent_specs("--opponents", config.opponents, players, ImproveError)
     if not callable(getattr(teacher, "ranked_discards", None)):
         raise ImproveError(f"--teacher {config.teacher}: the candidates are the teacher's next-best discards, and "
                            f"{type(teacher).__name__} does not rank them (it has no ranked_discards); "
@@ -122,8 +121,11 @@ def load_model_file(path: Path) -> Any:
 
 def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, progress: bool = True,
                     command: str = "", strength_decks: int = 0, strength_seed: int = 7,
-                    log: Callable[[str], None] | None = None) -> dict[str, Any]:
+                    log: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Run (or resume) a rollout-advantage run into ``out``; returns the model card.
+
+    ``overwrite`` deletes the run's files in ``out`` first, once everything has been
+    checked (:data:`RUN_FILES`).
 
     Raises:
         ImproveError: a bad starting model, an unwritable folder, or a folder of another run.
@@ -134,6 +136,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     from experiments.imitate.dataset import DatasetError
     from experiments.imitate.pipeline import strength_against
     from experiments.train import check_writable, package_versions, save_model
+    from experiments.train.files import remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
@@ -142,8 +145,10 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     if start_card.get("deals") not in (None, [config.contract], list(range(1, 8))):
         raise ImproveError(f"--init {config.init} was trained on deals {start_card.get('deals')}, "
                            f"not on contract {config.contract}: give that contract's model or a full-game one")
-    _check_agents(config)
+    _check_agents(config, players)
     check_writable(out)
+    if overwrite:  # only now: a refused command must not lose the finished run
+        remove_run_files(out, RUN_FILES)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     t0 = time.monotonic()

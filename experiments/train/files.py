@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
+from experiments.argtypes import check_output_path
 from experiments.train.errors import TrainError
 
 
@@ -31,17 +34,25 @@ def latest_checkpoint(out: str | Path) -> Path | None:
 
 
 def check_writable(out: Path) -> None:
-    """Refuse an output folder that cannot be created or written, before anything is written.
+    """Refuse an output folder that cannot be created or written, before anything is written
+    (:func:`experiments.argtypes.check_output_path`: nothing is created).
 
     Raises:
         TrainError: naming the folder and the reason.
     """
-    probe = out
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if probe.exists() and not probe.is_dir():
-        raise TrainError(f"--out {out}: {probe} is a file, not a folder; choose another --out")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise TrainError(f"--out {out}: {probe} is not writable; choose another --out")
+    try:
+        check_output_path(Path(out), "--out", "folder")
+    except OSError as exc:
+        raise TrainError(f"{exc}; choose another --out") from None
+
+
+def remove_run_files(out: Path, names: Iterable[str]) -> None:
+    """``--overwrite``: delete these files and folders of the run in ``out`` (only these:
+    anything else in the folder stays).  Called only once every option has been checked,
+    so a refused command never loses a finished run."""
+    for name in names:
+        p = out / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()

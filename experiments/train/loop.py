@@ -15,9 +15,9 @@ from typing import Any
 
 from experiments.train.config import TrainConfig
 from experiments.train.environments import make_vec_env
-from experiments.train.errors import TrainError, _excerpt
+from experiments.train.errors import TrainError
 from experiments.train.evaluation import _eval_text, _label, evaluate, read_eval_csv, write_eval_csv
-from experiments.train.files import _atomic_write, _steps_of, check_writable, latest_checkpoint
+from experiments.train.files import _atomic_write, _steps_of, check_writable, latest_checkpoint, remove_run_files
 from experiments.train.models import attach_anchor, load_init, make_model, model_class, package_versions, save_model
 
 
@@ -132,17 +132,10 @@ def check_agents(config: TrainConfig) -> None:
     Raises:
         TrainError: naming the option and the spec.
     """
-    from agents.registry import make_agent
+    from experiments.argtypes import check_agent_specs
 
     for option, specs in (("--opponents", config.opponents), ("--eval-opponents", config.eval_opponents)):
-        for spec in specs:
-            try:
-                agent = make_agent(spec, 0)
-            except Exception as exc:  # noqa: BLE001 - any failure means the spec is unusable
-                raise TrainError(f"{option}: cannot build agent {_excerpt(spec)}: {exc}") from None
-            made_for = getattr(agent, "num_players", None)
-            if isinstance(made_for, int) and made_for != config.players:
-                raise TrainError(f"{option}: {spec} was made for {made_for} players; this run has {config.players}")
+        check_agent_specs(option, specs, config.players, TrainError)
 
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite: bool = False,
@@ -171,13 +164,9 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
     check_agents(config)  # everything is checked before anything is written
     init_model = load_init(config)
     check_writable(out)
-    if overwrite and out.exists():
-        for name in ("checkpoints", "snapshots", "eval", "tb", "eval.csv", "run.json", "model.zip", "model.json"):
-            p = out / name
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+    if overwrite:
+        remove_run_files(out, ("checkpoints", "snapshots", "eval", "tb", "eval.csv", "run.json", "model.zip",
+                               "model.json"))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
