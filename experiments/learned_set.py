@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.imitate.config import ImitateConfig
+from experiments.argtypes import check_output_path
 from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
 from experiments.train.files import _atomic_write
 
@@ -411,14 +412,9 @@ def ship(out: Path, spec: str) -> Path:
             model, or a card holding an absolute path outside ``out`` (nothing is copied then).
     """
     from agents.model_file import STORED_DTYPE, compact_model_file, is_model_file
-    from agents.ppo_agent import SHIPPED_DIR, SHIPPED_NAME
+    from agents.ppo_agent import SHIPPED_DIR
 
-    name, sep, where = spec.partition("=")
-    target, _, rest = where.partition("/")
-    players, _, stage = rest.partition("/")
-    stage = stage or "ppo"
-    if not sep or not SHIPPED_NAME.match(name) or not players.isdigit() or stage not in ("ppo", "imitate"):
-        raise TrainError(f"--ship {spec!r}: expected NAME=TARGET/PLAYERS[/imitate], e.g. contract3-p4=contract3/4")
+    name, target, players, stage = parse_ship(spec)
     src = out / f"p{players}" / target / stage
     if not (src / "model.zip").exists():
         raise TrainError(f"--ship {spec!r}: no finished model at {src}")
@@ -438,8 +434,30 @@ def ship(out: Path, spec: str) -> Path:
     return dst
 
 
+def parse_ship(spec: str) -> tuple[str, str, int, str]:
+    """``NAME=TARGET/PLAYERS[/imitate]`` -> ``(name, target, players, stage)`` (stage ``ppo``
+    unless ``imitate``).
+
+    Raises:
+        TrainError: a malformed spec, a name a shipped model cannot have, or an unknown target.
+    """
+    from agents.ppo_agent import SHIPPED_NAME
+
+    name, sep, where = spec.partition("=")
+    target, _, rest = where.partition("/")
+    players, _, stage = rest.partition("/")
+    stage = stage or "ppo"
+    known = target == "full" or target.removeprefix("contract") in tuple(map(str, ALL_CONTRACTS))
+    if not sep or not SHIPPED_NAME.match(name) or players not in ("2", "3", "4") or stage not in ("ppo", "imitate") \
+            or not known:
+        raise TrainError(f"--ship {spec!r}: expected NAME=TARGET/PLAYERS[/imitate] with TARGET contract1..contract7 "
+                         f"or full and PLAYERS 2-4, e.g. contract3-p4=contract3/4")
+    return name, target, int(players), stage
+
+
 def check(args: argparse.Namespace) -> None:
-    """Refuse bad pipeline options before anything runs."""
+    """Refuse bad pipeline options before anything runs: the numbers, the output folders,
+    and every ``--ship`` (well formed, and a model this run makes or the folder holds)."""
     bad = [p for p in args.players_list if p not in (2, 3, 4)]
     if bad or not args.players_list:
         raise TrainError(f"--players must be among 2, 3, 4, got {args.players_list!r}")
@@ -447,3 +465,18 @@ def check(args: argparse.Namespace) -> None:
         raise TrainError(f"--pipeline must be one of {', '.join(PIPELINES)}, got {args.pipeline!r}")
     if any(k not in ALL_CONTRACTS for k in args.contracts):
         raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
+    out = Path(args.out)
+    made = {(p, t) for p in args.players_list for t in targets(tuple(args.contracts), not args.no_full)}
+    for spec in args.ship:
+        _, target, players, stage = parse_ship(spec)
+        if (stage == "ppo" and args.pipeline != "imitate+ppo") or (players, target) not in made:
+            if not (out / f"p{players}" / target / stage / "model.zip").is_file():
+                raise TrainError(f"--ship {spec!r}: this run does not make p{players}/{target}/{stage} (--pipeline "
+                                 f"{args.pipeline}, --players {' '.join(map(str, args.players_list))}, --contracts "
+                                 f"{' '.join(map(str, args.contracts))}) and {out} holds no such model")
+    check_writable(out)
+    if args.export is not None:
+        try:
+            check_output_path(Path(args.export), "--export", "folder")
+        except OSError as exc:
+            raise TrainError(str(exc)) from None

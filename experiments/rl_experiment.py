@@ -47,6 +47,7 @@ from experiments.train import (
     DEFAULT_N_ENVS,
     TrainConfig,
     TrainError,
+    check_agents,
     check_writable,
     command_line,
     read_eval_csv,
@@ -112,7 +113,11 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
-    """Run (or resume) the whole experiment into ``args.out``; returns the folder."""
+    """Run (or resume) the whole experiment into ``args.out``; returns the folder.
+
+    Every option, agent spec and the folder are checked before anything is written.
+    """
+    from experiments.argtypes import check_agent_specs
     from experiments.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
@@ -123,13 +128,21 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     decks = max(1, int((args.decks or size["decks"]) * args.scale))
     eval_every = size["eval_every"] if args.eval_every is None else args.eval_every
     out = Path(args.out)
+    contracts = tuple(args.contracts)
+    dirs = model_dirs(out, contracts, not args.no_full)
+    # everything is checked before anything is written: the training runs (their
+    # configs), the tournaments' agents, the folder
+    jobs = _training_jobs(args, dirs, size, steps, full_steps, eval_every)
+    check_agents(jobs[0][1])  # every run has the same opponents and evaluation agents
+    check_agent_specs("--baselines", args.baselines, args.players, TrainError)
+    tournaments = {k: TournamentConfig(agents=tuple(_tournament_agents(dirs, k, args.baselines)), players=args.players,
+                                       contracts=(k,), decks=decks, seed=args.tournament_seed, max_turns=args.max_turns)
+                   for k in contracts}
     check_writable(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
-    contracts = tuple(args.contracts)
-    dirs = model_dirs(out, contracts, not args.no_full)
     _atomic_write(out / "experiment.json", (json.dumps({
         "format": "carioca-rl-experiment", "players": args.players, "contracts": list(contracts),
         "full": not args.no_full, "steps": steps, "full_steps": full_steps, "decks": decks,
@@ -139,12 +152,47 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     }, indent=1) + "\n").encode())
 
     # 1. training
+    jobs = [(name, cfg, d) for name, cfg, d in jobs if _trained_steps(d) < cfg.steps]
+    for name, d in dirs.items():
+        if name not in {j[0] for j in jobs}:
+            say(f"[train-all] {name}: already trained ({_trained_steps(d)} steps)")
+    if getattr(args, "backend", "local") == "ray":  # each run a Ray task (experiments/ray_train.py)
+        from experiments.ray_train import train_on_ray
+
+        train_on_ray(jobs, address=args.address, log=say)
+    else:
+        for name, cfg, d in jobs:
+            say(f"[train-all] training {name}: {cfg.steps} steps -> {d}")
+            t = time.monotonic()
+            train(cfg, d, progress=not args.no_progress, log=say)
+            say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
+
+    # 2. tournaments
+    for k, tc in tournaments.items():
+        say(f"[train-all] tournament on contract {k}: {', '.join(tc.agents)}")
+        run_tournament(tc, out / "tournaments" / f"contract{k}", workers=args.workers,
+                       progress=not args.no_progress, log=say, backend=getattr(args, "backend", "local"),
+                       address=getattr(args, "address", None))
+
+    # 3. tables and plots
+    report(out, log=say)
+    return out
+
+
+def _tournament_agents(dirs: dict[str, Path], k: int, baselines: list[str]) -> list[str]:
+    """The agents of contract ``k``'s tournament: its model, the full-game model, the baselines."""
+    agents = [f"ppo=ppo:{dirs[f'contract{k}']}"]
+    if "full" in dirs:
+        agents.append(f"ppo_full=ppo:{dirs['full']}")
+    return agents + list(baselines)
+
+
+def _training_jobs(args: argparse.Namespace, dirs: dict[str, Path], size: dict[str, Any], steps: int,
+                   full_steps: int, eval_every: int) -> list[tuple[str, TrainConfig, Path]]:
+    """``(name, config, folder)`` of every model's training run (checked as the configs are built)."""
     jobs = []
     for name, d in dirs.items():
         target = full_steps if name == "full" else steps
-        if _trained_steps(d) >= target:
-            say(f"[train-all] {name}: already trained ({_trained_steps(d)} steps)")
-            continue
         contract: int | str = "full" if name == "full" else int(name.removeprefix("contract"))
         eval_decks = max(1, int(size["eval_decks"] * min(args.scale, 2)))
         if name == "full":  # evaluated on all seven contracts: about as many decks in all
@@ -164,33 +212,7 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
                      f"--checkpoint-every {max(4096, target // 5)} --out {d}"),
         )
         jobs.append((name, cfg, d))
-    if getattr(args, "backend", "local") == "ray":  # each run a Ray task (experiments/ray_train.py)
-        from experiments.ray_train import train_on_ray
-
-        train_on_ray(jobs, address=args.address, log=say)
-    else:
-        for name, cfg, d in jobs:
-            say(f"[train-all] training {name}: {cfg.steps} steps -> {d}")
-            t = time.monotonic()
-            train(cfg, d, progress=not args.no_progress, log=say)
-            say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
-
-    # 2. tournaments
-    for k in contracts:
-        agents = [f"ppo=ppo:{dirs[f'contract{k}']}"]
-        if "full" in dirs:
-            agents.append(f"ppo_full=ppo:{dirs['full']}")
-        agents += list(args.baselines)
-        tc = TournamentConfig(agents=tuple(agents), players=args.players, contracts=(k,), decks=decks,
-                              seed=args.tournament_seed, max_turns=args.max_turns)
-        say(f"[train-all] tournament on contract {k}: {', '.join(agents)}")
-        run_tournament(tc, out / "tournaments" / f"contract{k}", workers=args.workers,
-                       progress=not args.no_progress, log=say, backend=getattr(args, "backend", "local"),
-                       address=getattr(args, "address", None))
-
-    # 3. tables and plots
-    report(out, log=say)
-    return out
+    return jobs
 
 
 # =========================================================================== report
@@ -447,13 +469,13 @@ def run(args: argparse.Namespace) -> int:
 def _run_pipeline(args: argparse.Namespace) -> int:
     from experiments import learned_set
 
-    learned_set.check(args)
     for name, low in (("seed", 0), ("eval_seed", 0), ("workers", 1), ("max_turns", 1)):
         v = getattr(args, name)
         if v < low:
             raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
     if args.decks is not None and args.decks < 1:
         raise TrainError(f"--decks must be an integer >= 1, got {args.decks}")
+    learned_set.check(args)  # every --ship and the folders too, before the first model is trained
     if args.tournament_seed is None:
         args.tournament_seed = 2026
     out = learned_set.run_pipeline(args)
