@@ -37,6 +37,7 @@ import io
 import itertools
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import asdict
@@ -45,7 +46,7 @@ from typing import Any
 
 from experiments.ray_cluster import RayUnavailable, connect
 from experiments.stats import mean_ci
-from experiments.train import DEFAULT_N_ENVS, TrainConfig, TrainError, parse_settings
+from experiments.train import DEFAULT_N_ENVS, TrainConfig, TrainError, check_writable, parse_settings
 from experiments.train.files import _atomic_write
 
 #: ``--quick``: a smoke run in a minute or two (the test's size).
@@ -53,6 +54,10 @@ QUICK: dict[str, Any] = {"steps": 256, "seeds": [0, 1], "eval_decks": 1, "n_envs
                          "settings": {"rollout_steps": 128, "batch_size": 64, "n_epochs": 1, "max_turns": 200}}
 TRIAL_COLUMNS = ("point", "seed", "status", "steps", "learner_mean", "opponent_mean", "diff_mean", "diff_ci_low",
                  "diff_ci_high", "decks", "wall_time_s", "error")
+
+
+#: Ray Tune's switch that leaves SIGINT to Python (KeyboardInterrupt) instead of its own handler
+_NO_TUNE_SIGINT = "TUNE_DISABLE_SIGINT_HANDLER"
 
 
 class SweepError(ValueError):
@@ -119,13 +124,12 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
         SweepError: Ray or Tune unavailable, or bad arguments.
     """
     say = log or (lambda m: print(m, file=sys.stderr))
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise SweepError(f"--seeds must list distinct seeds, got {seeds}")
-    if len(base.eval_opponents) != 1:
-        raise SweepError("a sweep evaluates against one opponent (--eval-opponent)")
+    check_sweep(base, points, seeds)
     out = Path(out).resolve()
-    if out.exists() and not out.is_dir():
-        raise SweepError(f"--out {out} is a file; give a folder")
+    try:
+        check_writable(out)
+    except TrainError as exc:
+        raise SweepError(str(exc)) from None
     try:
         ray, owns = connect(address, num_cpus)
         from ray import tune
@@ -148,7 +152,18 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
                          "seed": tune.grid_search(list(seeds))},
             run_config=tune.RunConfig(name="tune", storage_path=str(out), verbose=0),
         )
-        results = tuner.fit()
+        # Ctrl-C raises KeyboardInterrupt here at once (exit 130; a rerun resumes, trial by
+        # trial), rather than Tune's own handler, which ends the run "gracefully" and returns
+        # results of trials that never reported
+        before = os.environ.get(_NO_TUNE_SIGINT)
+        os.environ[_NO_TUNE_SIGINT] = "1"
+        try:
+            results = tuner.fit()
+        finally:
+            if before is None:
+                os.environ.pop(_NO_TUNE_SIGINT, None)
+            else:
+                os.environ[_NO_TUNE_SIGINT] = before
     finally:
         if owns:
             ray.shutdown()
@@ -158,6 +173,8 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
         row: dict[str, Any] = {"point": point_name(cfg.get("point", {})), "seed": cfg.get("seed")}
         if r.error is not None:
             row.update(status="error", error=str(r.error).strip().splitlines()[-1][:300])
+        elif not r.metrics or "diff_mean" not in r.metrics:  # stopped before it reported its evaluation
+            row.update(status="unfinished", error="the trial ended before its evaluation; rerun to resume")
         else:
             row.update(status="ok", **{k: r.metrics.get(k) for k in TRIAL_COLUMNS if k in r.metrics})
         rows.append(row)
@@ -166,6 +183,29 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
     _atomic_write(out / "sweep.csv", _csv(rows).encode())
     _atomic_write(out / "sweep.md", (sweep_table(rows, base.eval_opponents[0]) + "\n").encode())
     return rows
+
+
+def check_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int]) -> None:
+    """Check a sweep before Ray starts: the seeds, every grid point's training config, and
+    every agent (training opponents and the evaluation opponent, built once).
+
+    Raises:
+        SweepError: naming what is wrong.
+    """
+    from experiments.argtypes import check_agent_specs
+
+    if not seeds or len(set(seeds)) != len(seeds) or any(isinstance(x, bool) or not isinstance(x, int) or x < 0
+                                                         for x in seeds):
+        raise SweepError(f"--seeds must list distinct integers >= 0, got {seeds}")
+    if len(base.eval_opponents) != 1:
+        raise SweepError("a sweep evaluates against one opponent (--eval-opponent)")
+    for point in points:
+        try:
+            TrainConfig(**{**asdict(base), "settings": {**base.settings, **point}})
+        except (TrainError, ValueError, TypeError) as exc:
+            raise SweepError(f"--grid point {point_name(point)}: {exc}") from None
+    check_agent_specs("--opponents", base.opponents, base.players, SweepError)
+    check_agent_specs("--eval-opponent", base.eval_opponents, base.players, SweepError)
 
 
 def read_trials(out: str | Path) -> list[dict[str, Any]]:
@@ -285,7 +325,13 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, list[dict[s
                        eval_opponents=(args.eval_opponent,), eval_seed=args.eval_seed,
                        checkpoint_every=max(steps, 4096), tensorboard=False)
     seeds = list(args.seeds) if args.seeds else list(q.get("seeds", [0, 1, 2]))
-    return base, parse_grid(args.grid), seeds
+    points = parse_grid(args.grid)
+    check_sweep(base, points, seeds)
+    try:
+        check_writable(Path(args.out))
+    except TrainError as exc:
+        raise SweepError(str(exc)) from None
+    return base, points, seeds
 
 
 #: what the command says after Ctrl-C (experiments.cli prints it)
