@@ -31,11 +31,14 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from carioca_env import Game, GameConfig
 from carioca_env.cards import full_deck
+from carioca_env.records import write_atomic
+from experiments.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, check_output_path, int_at_least
 
 #: (low, high) of each tuned weight, searched on a log scale (the weights are scales).
 SEARCH_SPACE: dict[str, tuple[float, float]] = {
@@ -115,11 +118,20 @@ def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, dec
     records: list[dict[str, Any]] = []
     bar = progress_bar(total=trials, unit="trial", desc="tune-heuristic", enabled=progress, file=sys.stderr)
 
+    interrupted = []
+
     def objective(trial: Any) -> float:
         params = {k: trial.suggest_float(k, lo, hi, log=True) for k, (lo, hi) in SEARCH_SPACE.items()}
         params = {**start, **params}
         t0 = time.perf_counter()
-        res = evaluate(params, contracts, players, decks, seed, max_turns)
+        try:
+            res = evaluate(params, contracts, players, decks, seed, max_turns)
+        except KeyboardInterrupt:
+            # Optuna logs an interrupted trial as a failure with a traceback; a pruned trial
+            # is logged quietly, and the interrupt is raised again once the study stops
+            interrupted.append(trial.number)
+            study.stop()
+            raise optuna.TrialPruned() from None
         records.append({"trial": trial.number, "params": params, **res, "seconds": time.perf_counter() - t0})
         bar.update(1)
         bar.set_postfix(best=min(r["value"] for r in records))
@@ -127,6 +139,8 @@ def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, dec
 
     study.optimize(objective, n_trials=trials)
     bar.close()
+    if interrupted:
+        raise KeyboardInterrupt
     best = min(records, key=lambda r: r["value"])
     return {
         "format": "carioca-tune-heuristic", "version": 1,
@@ -135,40 +149,88 @@ def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, dec
     }
 
 
+@dataclass(frozen=True)
+class TuneConfig:
+    """One tuning run, every option checked when it is built (before the study runs).
+
+    Attributes:
+        contracts: contracts tuned together (1..7, each once).
+        players: player counts tuned together (2..4, each once).
+        trials: Optuna trials (>= 1); decks: tuning decks per contract and player count (>= 1).
+        seed: seed of the decks and the sampler (>= 0; keep < 1000, see the module docstring).
+        max_turns: turns after which a deal is scored by the hands (>= 1).
+        start: the preset of the first trial and of the untuned weights.
+        out: the result JSON (its folder must be creatable: not under a regular file).
+    """
+
+    contracts: tuple[int, ...] = (1, 4)
+    players: tuple[int, ...] = (2, 3, 4)
+    trials: int = 40
+    decks: int = 12
+    seed: int = 0
+    max_turns: int = 400
+    start: str = "v1"
+    out: Path | None = None
+
+    def __post_init__(self) -> None:
+        from agents.heuristic import PRESETS
+        from carioca_env.errors import as_int
+
+        for name, allowed in (("contracts", range(1, 8)), ("players", range(2, 5))):
+            values = tuple(as_int(f"--{name}", v, allowed.start, allowed.stop - 1) for v in getattr(self, name))
+            if not values or len(set(values)) != len(values):
+                raise ValueError(f"--{name} must list distinct values among {allowed.start}..{allowed.stop - 1}, "
+                                 f"got {list(values)}")
+            object.__setattr__(self, name, values)
+        for name, low in (("trials", 1), ("decks", 1), ("seed", 0), ("max_turns", 1)):
+            as_int(f"--{name.replace('_', '-')}", getattr(self, name), low)
+        if self.start not in PRESETS:
+            raise ValueError(f"--start must be one of {', '.join(PRESETS)}, got {self.start!r}")
+        out = self.out if self.out is not None else Path("results") / (
+            f"tune-heuristic-c{''.join(map(str, self.contracts))}-p{''.join(map(str, self.players))}-s{self.seed}.json")
+        check_output_path(Path(out), "--out", "file")  # before the study, not after it
+        object.__setattr__(self, "out", Path(out))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca tune-heuristic``."""
-    parser.add_argument("--contracts", type=int, nargs="+", default=[1, 4], metavar="K",
+    parser.add_argument("--contracts", type=int, nargs="+", default=[1, 4], metavar="K", choices=CONTRACT_CHOICES,
                         help="contracts tuned together (default 1 4: the trio contracts)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], metavar="N",
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], metavar="N", choices=PLAYER_CHOICES,
                         help="player counts tuned together (default 2 3 4)")
-    parser.add_argument("--trials", type=int, default=40, help="Optuna trials (default 40)")
-    parser.add_argument("--decks", type=int, default=12, help="tuning decks per contract and player count (default 12)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the decks and the sampler (default 0; keep < 1000)")
-    parser.add_argument("--max-turns", type=int, default=400, help="turns after which a deal is scored by hands (default 400)")
+    parser.add_argument("--trials", type=int_at_least(1), default=40, help="Optuna trials (default 40)")
+    parser.add_argument("--decks", type=int_at_least(1), default=12, help="tuning decks per contract and player count (default 12)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the decks and the sampler (default 0; keep < 1000)")
+    parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="turns after which a deal is scored by hands (default 400)")
     parser.add_argument("--start", default="v1", help="preset of the first trial and of untuned weights (default v1)")
     parser.add_argument("--out", type=Path, default=None,
                         help="result JSON (default results/tune-heuristic-c<contracts>-p<players>-s<seed>.json)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def config_from_args(args: argparse.Namespace) -> TuneConfig:
+    """The run's config (every option checked, ``--out`` included)."""
+    return TuneConfig(contracts=tuple(args.contracts), players=tuple(args.players), trials=args.trials,
+                      decks=args.decks, seed=args.seed, max_turns=args.max_turns, start=args.start, out=args.out)
+
+
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "nothing was written (a study does not resume); rerun the command to tune again"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the tuning and write the JSON result; print the best weights."""
+    """Check every option, run the tuning, write the JSON result and print the best weights."""
     from agents.heuristic import PRESETS
 
-    bad = [k for k in args.contracts if not 1 <= k <= 7] + [n for n in args.players if not 2 <= n <= 4]
-    if bad or args.trials < 1 or args.decks < 1 or args.seed < 0:
-        raise ValueError(f"contracts are 1..7, players 2..4, --trials and --decks >= 1, --seed >= 0; got {bad or ''}"
-                         f" trials={args.trials} decks={args.decks} seed={args.seed}")
-    if args.start not in PRESETS:
-        raise ValueError(f"--start must be one of {', '.join(PRESETS)}, got {args.start!r}")
-    start = dict(PRESETS[args.start][0])
+    config = config_from_args(args)
+    start = dict(PRESETS[config.start][0])
     progress = not args.no_progress and sys.stderr.isatty()
-    doc = run_study(args.contracts, args.players, args.trials, args.decks, args.seed, args.max_turns, start, progress)
+    doc = run_study(config.contracts, config.players, config.trials, config.decks, config.seed, config.max_turns,
+                    start, progress)
     doc["command"] = " ".join(["carioca", "tune-heuristic", *sys.argv[2:]]) if len(sys.argv) > 1 else ""
-    out = args.out or Path("results") / (
-        f"tune-heuristic-c{''.join(map(str, args.contracts))}-p{''.join(map(str, args.players))}-s{args.seed}.json")
+    out = Path(config.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    write_atomic(out, json.dumps(doc, indent=1) + "\n")
     print(f"start value {doc['start']['value']:+.2f}, best {doc['best']['value']:+.2f} (trial {doc['best']['trial']})")
     print(json.dumps({k: round(v, 4) for k, v in doc["best"]["params"].items()}))
     print(f"written to {out}")
