@@ -120,10 +120,13 @@ class ProcessExecutor:
         self.parallelism = workers
         self.retries = retries
         self._pool: ProcessPoolExecutor | None = None
+        #: the futures of the last map_unordered: any left running (Ctrl-C, a failed task,
+        #: an abandoned iteration) makes close() terminate the workers instead of waiting
+        self._running: dict[Future, int] = {}
 
     def _new_pool(self) -> ProcessPoolExecutor:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            _stop_pool(self._pool)
         ctx = multiprocessing.get_context("spawn")
         self._pool = ProcessPoolExecutor(max_workers=self.parallelism, mp_context=ctx, initializer=_worker_init)
         return self._pool
@@ -134,6 +137,7 @@ class ProcessExecutor:
         queue = list(range(len(items)))[::-1]  # item numbers still to submit (pop from the end)
         attempts = [0] * len(items)
         running: dict[Future[R], int] = {}
+        self._running = running  # close() terminates the workers if any is still in flight
         try:
             while queue or running:
                 while queue and len(running) < 2 * self.parallelism:
@@ -167,14 +171,38 @@ class ProcessExecutor:
                     queue.sort(reverse=True)
                     pool = self._new_pool()
         finally:
-            for fut in running:
+            for fut in running:  # left early (Ctrl-C, a failed task): nobody wants these any more
                 fut.cancel()
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes: at once if items were abandoned (Ctrl-C), since a
+        worker inside a slow ``act()`` would otherwise keep the command waiting."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            _stop_pool(pool, terminate=any(not fut.done() for fut in self._running))
+        self._running = {}
+
+
+def _stop_pool(pool: ProcessPoolExecutor, terminate: bool = False) -> None:
+    """Shut ``pool`` down; with ``terminate`` its workers are stopped rather than waited for.
+
+    ``shutdown(wait=True)`` waits for every running item, and the interpreter's exit waits
+    again, so one worker stuck in a slow agent made Ctrl-C (even a second one) do nothing.
+    """
+    if not terminate:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    # the pool's own processes, by id (a private attribute: Python 3.14 has terminate_workers())
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+    deadline = time.monotonic() + 5.0
+    for proc in processes:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
 
 
 def make_executor(backend: str = "local", workers: int | None = 2, *, address: str | None = None,
