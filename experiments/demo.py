@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca demo``."""
     parser.add_argument("--players", type=int, choices=PLAYER_CHOICES, default=3, help="players at the table, 2-4 (default 3)")
     add_contracts_option(parser, [1], "contracts to play, in order (default: 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the players (default 0)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the deal and the players (default 0)")
     parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="stop printing after this many turns (default 400)")
 
 

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", nargs="+", default=["heuristic"], help="agent specs for the other seats, used in turn (default heuristic)")
     add_contracts_option(parser, [1, 2, 3, 4, 5, 6, 7], "contracts to play, in order (default the full game)")
     parser.add_argument("--seat", type=int_at_least(0), default=0, help="your seat (default 0)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the game and the bots")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game and the bots")
     parser.add_argument("--save", type=Path, default=None,
                         help="record file, rewritten after every move (default results/play-SEED.json)")
 

@@ -80,6 +80,8 @@ REFUSED = [
     ("bench --quick --full-game-seconds nan --out {folder}/b.json", ["--full-game-seconds"],
      "experiments.bench.cli:run_bench"),
     ("bench --quick --repeats 0 --out {folder}/b.json", ["--repeats"], "experiments.bench.cli:run_bench"),
+    ("demo --seed -1", ["--seed", ">= 0", "-1"], "experiments.demo:Game"),
+    ("play --bots random --save {folder}/p.json --seed -1", ["--seed", ">= 0"], "experiments.play:play_game"),
     ("tournament --overwrite --no-progress --out {run} --agents bogus random", ["bogus"],
      "experiments.tournament.runner:play_into"),
     ("tournament --overwrite --no-progress --out {run} --agents ppo:contract1-p4 random --players 2",
@@ -126,5 +128,5 @@ def test_a_refused_command_touches_nothing_and_runs_no_work(tmp_path, monkeypatc
 
 def test_catalogue_counts() -> None:
     """The closing note reports these counts; the test keeps them from silently shrinking."""
-    assert len(REFUSED) >= 38
-    assert len({c.split()[0] for c, _, _ in REFUSED}) >= 8
+    assert len(REFUSED) >= 40
+    assert len({c.split()[0] for c, _, _ in REFUSED}) >= 10
