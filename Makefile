@@ -10,7 +10,11 @@ TORCH  := torch==2.13.0
 EXTRAS ?= dev
 PYTEST_ARGS ?= -n auto
 
-.PHONY: venv test docs demo bench notebook clean
+# Debian's chromium, which the browser tests (tests/test_web_browser.py) drive when it is
+# installed; elsewhere Playwright's own download (`make browser` gets one or the other)
+CHROMIUM_BIN ?= /usr/bin/chromium
+
+.PHONY: venv browser test test-fast lint docs demo bench notebook clean
 
 venv: $(VENV)/.installed
 
@@ -21,9 +25,34 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -e ".[$(EXTRAS)]"
 	touch $@
 
-test: venv
+# The browser for the browser tests: Debian's chromium (apt-get, as root), else Playwright's
+# download; or stop at once, saying what to install.
+browser: venv
+	@if [ -x "$(CHROMIUM_BIN)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "make browser: installing Debian's chromium (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium </dev/null \
+			&& [ -x "$(CHROMIUM_BIN)" ] && exit 0; \
+	fi; \
+	echo "make browser: fetching Playwright's chromium"; \
+	$(PY) -m playwright install chromium && exit 0; \
+	echo "make: the browser tests need chromium: install Debian's (apt-get install chromium) or run $(PY) -m playwright install chromium" >&2; \
+	exit 1
+
+# Every test, as CI runs them (.ci/run), then the strict docs build.
+test: venv browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(MAKE) docs
+
+# For development: the tests that are neither slow nor need a browser or a Ray cluster
+# (about a minute on an idle 2-core machine).
+test-fast: venv
+	$(PY) -m pytest $(PYTEST_ARGS) -m "not slow and not browser and not ray"
+
+# Style and types, configured in pyproject.toml; CI runs it too.
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # The documentation site, strict: a broken reference or link fails the build.
 docs: venv

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from random_play import BiasedPolicy, play  # noqa: E402
 

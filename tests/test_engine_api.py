@@ -6,8 +6,6 @@ import copy
 import dataclasses
 import pickle
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from random_play import BiasedPolicy  # noqa: E402
 

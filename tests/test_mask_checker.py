@@ -17,14 +17,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import random
-import sys
 from collections import Counter
 from itertools import combinations_with_replacement
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from checker import (  # noqa: E402
     CONTRACT_SHAPE,

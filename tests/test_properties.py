@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import sys
 from collections import Counter
-from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from checker import (  # noqa: E402
     CONTRACT_SHAPE,

@@ -22,7 +22,8 @@ from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
 from web_helpers import CHROMIUM_ARGS, live_server, play_person, stacked_deck, swap_deck, write_played_record
 
-CHROMIUM = "/usr/bin/chromium"
+#: Debian's chromium where installed, else None: Playwright's own download (`make browser`)
+CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 WAIT_MS = 15_000
 #: a desktop window and a phone
 WIDTHS = [1280, 390]
