@@ -250,6 +250,10 @@ def load_model(path: str | Path, num_players: int | None = None) -> tuple[Any, d
     if model is None:
         from sb3_contrib import MaskablePPO
 
+        from agents.threads import limit_torch_threads
+
+        limit_torch_threads()  # a small network: one thread plays faster (agents.threads)
+
         try:
             with _rng_preserved():  # loading reseeds the global generators with the model's seed
                 model = MaskablePPO.load(str(mp), device="cpu")

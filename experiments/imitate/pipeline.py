@@ -136,6 +136,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     import torch
 
     from agents.ppo_agent import _rng_preserved, env_layout, model_card
+    from agents.threads import limit_torch_threads
     from experiments.train import check_writable, package_versions, save_model
     from experiments.train.files import remove_run_files
 
@@ -143,10 +144,9 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     out = Path(out)
     teacher, opponents = _build_agents(config)
     check_writable(out)
+    threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     t0 = time.monotonic()
     try:
         try:

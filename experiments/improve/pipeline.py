@@ -133,6 +133,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     import torch
 
     from agents.ppo_agent import card_features, env_layout, model_card
+    from agents.threads import limit_torch_threads
     from experiments.imitate.dataset import DatasetError
     from experiments.imitate.pipeline import strength_against
     from experiments.train import check_writable, package_versions, save_model
@@ -147,10 +148,9 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
                            f"not on contract {config.contract}: give that contract's model or a full-game one")
     _check_agents(config, players)
     check_writable(out)
+    threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     t0 = time.monotonic()
     try:
         layout = env_layout(players, features)

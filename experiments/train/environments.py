@@ -99,12 +99,11 @@ class EnvFactory:
 
 def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -> Any:
     """One training environment: the single-agent wrapper, opponent pools, scored truncation."""
-    import torch
-
+    from agents.threads import limit_torch_threads
     from carioca_env.env import EnvConfig
     from carioca_env.wrappers import CariocaSingleAgentEnv
 
-    torch.set_num_threads(1)
+    limit_torch_threads()  # each env worker process too
     s = config.merged_settings
     n = config.players
     opponents = [

@@ -148,8 +148,10 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite
     import torch
 
     say = log or (lambda m: print(m, file=sys.stderr))
-    threads, validate = torch.get_num_threads(), torch.distributions.Distribution._validate_args
-    torch.set_num_threads(1)  # small matrices: a second thread only waits (see experiments/bench/config.py)
+    from agents.threads import limit_torch_threads
+
+    validate = torch.distributions.Distribution._validate_args
+    threads = limit_torch_threads()  # small matrices: a second thread only waits (agents.threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # no re-check of 2,191 logits per step
     try:
         return _train(config, Path(out), progress, overwrite, say)
