@@ -4,7 +4,7 @@ With ``features="advice_play"`` the observation says what the heuristic would do
 the top discard or not (``advice_take``), which discards it ranks best
 (``advice_best``, ``advice_discard``), the cards of its next opening meld, or the card,
 table meld and slot of its next lay-off or swap (``advice_play``, ``advice_target``,
-``advice_slot``; :mod:`carioca_env.planning`).  A plain action layer must learn, for
+``advice_slot``; :mod:`agents.advice`).  A plain action layer must learn, for
 each of its 2,191 ids (2 players), that the advice of that id's cards points at it: the
 558 opening-meld ids and the lay-off ids are each chosen in a few states of the data.
 
@@ -101,7 +101,7 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
     module docstring): id ranges, each opening meld's copies per card type and kind, and
     each lay-off's and swap's (card, target, slot)."""
     from carioca_env.actions import LAYOFF_SLOTS, SWAP_SLOTS, ActionKind, action_table
-    from carioca_env.planning import PLAY_TARGETS_PER_SEAT, opening_slot
+    from agents.advice import PLAY_TARGETS_PER_SEAT, opening_slot
 
     table = action_table(num_players)
     melds = table.open_melds

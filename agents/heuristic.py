@@ -323,7 +323,7 @@ class HeuristicAgent(SeededAgent):
 
         Before opening, a type pruned as hopeless gets the lower bound that pruned it,
         which is above the best cost.  For the ``advice`` observation piece
-        (:mod:`carioca_env.planning`); it reads the view only."""
+        (:mod:`agents.advice`); it reads the view only."""
         self._use_weights(view)
         held = [c for c, n in enumerate(view.hand_counts) if n]
         if view.opened[view.seat]:
@@ -346,7 +346,7 @@ class HeuristicAgent(SeededAgent):
         begin with ``pending`` (the melds of an opening chosen so far, in canonical
         order; it plays one of these openings, ties at random); after, the one lay-off or
         swap it plays next.  Empty when it would discard.  For the ``advice_play``
-        observation piece (:mod:`carioca_env.planning`)."""
+        observation piece (:mod:`agents.advice`)."""
         self._use_weights(view)
         if view.phase is not Phase.PLAY:
             return []

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,8 +39,10 @@ from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.errors import CariocaError, RecordError
 from carioca_env.melds import Meld
-from carioca_env.observation import FEATURE_SETS, check_features, encode_observation, obs_layout
+from carioca_env.observation import check_features, encode_observation, feature_sets, feature_sources, obs_layout
 from carioca_env.records import read_json_file
+
+from agents import advice as _advice  # noqa: F401  (registers the advice pieces a model card may name)
 
 CARD_FORMAT = "carioca-ppo-model"
 CARD_VERSION = 1
@@ -53,6 +56,16 @@ class ModelLoadError(CariocaError):
 
 class ModelMismatchError(ModelLoadError):
     """A model made for another observation / action layout than this environment's."""
+
+
+class AdvisorMismatchError(ModelMismatchError):
+    """A model whose observation pieces were computed by another advisor (or another
+    version of it) than this code's: the layout matches, the inputs' meaning does not."""
+
+
+class AdvisorChangedWarning(UserWarning):
+    """Warned when a model's card names another advisor than this code's (or none) for
+    pieces it reads; :func:`load_model` with ``strict_advisor=True`` refuses it instead."""
 
 
 # --------------------------------------------------------------------------- layout
@@ -76,7 +89,9 @@ def layout_fingerprint(num_players: int, features: str = "base") -> str:
 def env_layout(num_players: int, features: str = "base") -> dict[str, Any]:
     """What this code's environment has for ``num_players`` (and an observation feature
     set): sizes and fingerprint.  ``features`` is listed only when it is not the base
-    set, so the cards of models made before feature sets existed still match."""
+    set, so the cards of models made before feature sets existed still match;
+    ``advisors`` (per registered feature set, what computes its values, such as
+    :data:`agents.advice.ADVISOR`) only when the set has registered pieces."""
     out: dict[str, Any] = {
         "num_players": num_players,
         "obs_size": obs_layout(num_players, features).size,
@@ -85,6 +100,9 @@ def env_layout(num_players: int, features: str = "base") -> dict[str, Any]:
     }
     if features != "base":
         out["features"] = features
+    advisors = feature_sources(features)
+    if advisors:
+        out["advisors"] = advisors
     return out
 
 
@@ -194,8 +212,8 @@ def check_card(card: dict[str, Any], where: str, num_players: int | None = None)
         check_features(features)
     except ValueError:
         raise ModelMismatchError(f"{where}: the card names observation features {features!r}; this code has "
-                                 f"{', '.join(FEATURE_SETS)}") from None
-    have = {k: v for k, v in env_layout(n, features).items() if k != "features"}
+                                 f"{', '.join(feature_sets())}") from None
+    have = {k: v for k, v in env_layout(n, features).items() if k in made}
     if made != have:
         if num_players is not None and made["num_players"] != num_players:
             why = "it was trained for another number of players"
@@ -204,6 +222,30 @@ def check_card(card: dict[str, Any], where: str, num_players: int | None = None)
         raise ModelMismatchError(
             f"{where}: model made for {_describe(made)}; this environment has {_describe(have)}: {why}"
         )
+
+
+def check_advisor(card: dict[str, Any], where: str, strict: bool = False) -> None:
+    """Flag a card whose advice pieces were computed by another advisor than this code's.
+
+    The layout fingerprint cannot see it (the pieces keep their names and sizes), so the
+    card records, per registered feature set it reads, the advisor's name, version and
+    fingerprint (:func:`env_layout`); a card without that record predates it.  By default
+    a difference is an :class:`AdvisorChangedWarning` (the model still loads, and plays
+    on inputs that no longer mean what it learned); ``strict`` refuses it.
+
+    Raises:
+        AdvisorMismatchError: with ``strict``, naming the recorded and the current advisor.
+    """
+    have = feature_sources(card_features(card))
+    made = card.get("advisors")
+    if made == have or (made is None and not have):
+        return
+    recorded = "no advisor record" if made is None else f"advisors {made}"
+    message = (f"{where}: the model's observation pieces were made by {recorded}; this code computes them with "
+               f"{have or 'no advisor'}: its inputs may have changed meaning (retrain it, or check its strength)")
+    if strict:
+        raise AdvisorMismatchError(message)
+    warnings.warn(message, AdvisorChangedWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------- loading
@@ -228,15 +270,18 @@ def _rng_preserved() -> Iterator[None]:
         torch.set_rng_state(states[2])
 
 
-def load_model(path: str | Path, num_players: int | None = None) -> tuple[Any, dict[str, Any]]:
+def load_model(path: str | Path, num_players: int | None = None,
+               strict_advisor: bool = False) -> tuple[Any, dict[str, Any]]:
     """Load ``(MaskablePPO model, card)`` from a model file (cached per process).
 
-    Checks the card against this code's layout and the model's own spaces against the
-    card.
+    Checks the card against this code's layout and advisor (:func:`check_advisor`:
+    a warning, or with ``strict_advisor`` a refusal) and the model's own spaces against
+    the card.
 
     Raises:
         ModelLoadError: missing or corrupt file or card.
         ModelMismatchError: a model made for another layout.
+        AdvisorMismatchError: with ``strict_advisor``, a model made with another advisor.
     """
     mp = resolve_model_path(path)
     try:
@@ -245,6 +290,7 @@ def load_model(path: str | Path, num_players: int | None = None) -> tuple[Any, d
         raise ModelLoadError(f"no model file at {mp} (give ppo:PATH with a model .zip or its folder)") from None
     card = read_card(mp)
     check_card(card, str(mp), num_players)
+    check_advisor(card, str(mp), strict_advisor)
     key = (str(mp.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
     model = _CACHE.get(key)
     if model is None:

@@ -75,7 +75,7 @@ from carioca_env.errors import (
     excerpt,
 )
 from carioca_env.game import Game, GameConfig
-from carioca_env.observation import FEATURE_SETS, OBS_HIGH, obs_layout
+from carioca_env.observation import OBS_HIGH, check_features, obs_layout
 from carioca_env.openings import CONTRACTS
 
 __all__ = ["raw_env", "EnvConfig", "worst_return", "CariocaState", "IllegalActionError", "ActionRangeError",
@@ -103,8 +103,9 @@ class EnvConfig:
             is never better than any legal play.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
         features: the observation variant: ``"base"`` (default), ``"planning"``
-            (appends the hand's plan, :mod:`carioca_env.planning`) or ``"discards"``
-            (the plan and what each discard would leave).
+            (appends the hand's plan, :mod:`carioca_env.planning`), ``"discards"``
+            (the plan and what each discard would leave), or a feature set an upper
+            layer registered (:func:`carioca_env.observation.register_feature_set`).
     """
 
     num_players: int = 2
@@ -137,8 +138,10 @@ class EnvConfig:
                 object.__setattr__(self, name, as_real(name, getattr(self, name)))
             except (TypeError, ValueError) as exc:
                 raise InvalidConfigError(str(exc)) from None
-        if not isinstance(self.features, str) or self.features not in FEATURE_SETS:
-            raise InvalidConfigError(f"features must be one of {FEATURE_SETS}, got {described(self.features)}")
+        try:
+            check_features(self.features)
+        except ValueError as exc:
+            raise InvalidConfigError(str(exc)) from None
         if not isinstance(self.render_all_hands, bool):
             raise InvalidConfigError(f"render_all_hands must be True or False, got {described(self.render_all_hands)}")
 

@@ -73,50 +73,16 @@ top_gain         2                the top discard lowers the deficiency (before 
 
 Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
 
-With ``features="advice"`` the discard pieces and then four more follow: the
-heuristic's own verdicts (:func:`carioca_env.planning.encode_advice`), for a learner that
-starts from its teacher's choices:
-
-===============  ===============  ==========================================================
-piece            size             meaning
-===============  ===============  ==========================================================
-advice_discard   53               per card type held, when the seat is to discard:
-                                  1 - (the heuristic's cost of discarding it - the lowest
-                                  cost) / 10, at least 0
-advice_best      53               per card type, when the seat is to discard: the
-                                  heuristic's lowest cost (its choice, ties at random)
-advice_take      1                when the seat is to draw: the heuristic takes the top
-                                  discard
-advice_meld      1                after the draw: the heuristic opens, lays off or swaps
-                                  rather than discards (the discard advice is then 0)
-===============  ===============  ==========================================================
-
-Sizes with advice: 2 players 1,117, 3 players 1,374, 4 players 1,631.
-
-With ``features="advice_play"`` the advice pieces and then three more follow: the
-heuristic's next opening meld, lay-off or swap
-(:func:`carioca_env.planning.encode_advice_play`), zeros where it would discard:
-
-===============  ===============  ==========================================================
-piece            size             meaning
-===============  ===============  ==========================================================
-advice_play      53               per card type: the copies in the heuristic's next
-                                  opening meld / 2 (the most over its tied openings that
-                                  begin with the melds chosen so far), or 1 for the card
-                                  it lays off or swaps next
-advice_target    n x 3            per table meld (seat relative to the actor x the meld's
-                                  index): where that lay-off or swap goes
-advice_slot      3                trio, low end, high end: the lay-off's slot (a swap:
-                                  where the joker goes); at an opening step, a trio or a
-                                  run with its joker at the low or high end
-===============  ===============  ==========================================================
-
-Sizes with advice_play: 2 players 1,179, 3 players 1,439, 4 players 1,699.
+Upper layers may register more feature sets, each its parent's pieces plus its own
+(:func:`register_feature_set`): the ``agents`` package registers ``"advice"`` and
+``"advice_play"``, the heuristic's verdicts (their tables are in :mod:`agents.advice`).
+The core never imports them; a model card records which advisor computed them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -124,6 +90,7 @@ import numpy as np
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, deck_counts
 from carioca_env.game import Game, Phase, PlayerView
 from carioca_env.melds import Meld, MeldKind
+from carioca_env.planning import DISCARD_PIECES, PLANNING_PIECES, encode_discards, encode_planning
 
 MELD_SLOTS = 3
 #: every observation value lies in [0, OBS_HIGH]
@@ -135,25 +102,117 @@ _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER:
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
-#: observation variants, each the one before it plus more pieces: the base table; plus the
-#: planning piece; plus the discard piece; plus the heuristic's advice; plus its next meld
-FEATURE_SETS = ("base", "planning", "discards", "advice", "advice_play")
+#: the core's observation variants, each the one before it plus more pieces: the base
+#: table; plus the planning piece; plus the discard piece (upper layers register more:
+#: :func:`register_feature_set`, :func:`feature_sets`)
+FEATURE_SETS = ("base", "planning", "discards")
+
+#: ``(name, size, meaning)`` triples of a piece list
+Pieces = tuple[tuple[str, int, str], ...]
+
+
+@dataclass(frozen=True)
+class ExtraPieces:
+    """A feature set registered by an upper layer: the pieces of ``parent`` plus its own.
+
+    Attributes:
+        name: the feature set's name (``features=name``), a lowercase identifier.
+        parent: the feature set it extends (a core one or one registered before).
+        pieces: ``pieces(num_players)``: its own pieces, ``(name, size, meaning)`` in order.
+        encode: ``encode(view, pending)``: its own values for the seat of ``view`` (with
+            ``pending``, the opening melds chosen so far), a float32 array of the pieces'
+            total size.  It must read the view only (the leak tests check every set).
+        source: what computes the values, recorded on model cards so that a model
+            trained on them can tell when they changed: for example ``{"advisor":
+            "heuristic", "version": "1", "fingerprint": "..."}`` (strings only).
+    """
+
+    name: str
+    parent: str
+    pieces: Callable[[int], Pieces]
+    encode: Callable[[PlayerView, Sequence[Meld]], np.ndarray]
+    source: Mapping[str, str] = field(default_factory=dict)
+
+
+_REGISTERED: dict[str, ExtraPieces] = {}
+
+
+def register_feature_set(extra: ExtraPieces) -> None:
+    """Make ``extra.name`` a feature set of the observation (for every env, encoder and
+    layout built afterwards).  Registering the same name again replaces it only with the
+    same parent and source (a module imported twice); anything else is refused.
+
+    Raises:
+        ValueError: a name that is not a lowercase identifier, a core name, a parent that
+            is not a feature set, or another definition under a registered name.
+    """
+    name = extra.name
+    if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
+        raise ValueError(f"a feature set's name must be a lowercase identifier, got {name!r}")
+    if name in FEATURE_SETS:
+        raise ValueError(f"{name!r} is a core feature set; a registered one needs another name")
+    if extra.parent not in FEATURE_SETS and extra.parent not in _REGISTERED:
+        raise ValueError(f"feature set {name!r} extends {extra.parent!r}, which is not a feature set "
+                         f"(known: {', '.join(feature_sets())})")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in extra.source.items()):
+        raise ValueError(f"feature set {name!r}: its source must map strings to strings, got {dict(extra.source)!r}")
+    old = _REGISTERED.get(name)
+    if old is not None and (old.parent, dict(old.source)) != (extra.parent, dict(extra.source)):
+        raise ValueError(f"feature set {name!r} is already registered (parent {old.parent!r}, source "
+                         f"{dict(old.source)!r}); refusing another definition under that name")
+    _REGISTERED[name] = extra
+    obs_layout.cache_clear()  # a replaced definition must not serve a stale layout
+
+
+def feature_sets() -> tuple[str, ...]:
+    """Every feature set known now: the core's (:data:`FEATURE_SETS`), then the registered
+    ones in the order they were registered."""
+    return FEATURE_SETS + tuple(_REGISTERED)
+
+
+def registered_chain(features: str) -> list[ExtraPieces]:
+    """The registered feature sets whose pieces ``features`` holds, outermost last
+    (empty for a core feature set)."""
+    chain = []
+    name = check_features(features)
+    while name in _REGISTERED:
+        chain.append(_REGISTERED[name])
+        name = _REGISTERED[name].parent
+    return chain[::-1]
+
+
+def core_features(features: str) -> str:
+    """The core feature set under ``features`` (itself for a core one)."""
+    chain = registered_chain(features)
+    return chain[0].parent if chain else features
 
 
 def has_pieces_of(features: str, variant: str) -> bool:
-    """Whether the variant ``features`` holds the pieces of ``variant`` (the variants
-    are cumulative, in the order of :data:`FEATURE_SETS`)."""
-    return FEATURE_SETS.index(features) >= FEATURE_SETS.index(variant)
+    """Whether the variant ``features`` holds the pieces of ``variant`` (each variant
+    holds its parent's pieces; the core's are cumulative in the order of
+    :data:`FEATURE_SETS`)."""
+    if any(extra.name == variant for extra in registered_chain(features)):
+        return True
+    check_features(variant)
+    return variant in FEATURE_SETS and FEATURE_SETS.index(core_features(features)) >= FEATURE_SETS.index(variant)
+
+
+def feature_sources(features: str) -> dict[str, dict[str, str]]:
+    """Per registered feature set in ``features``, what computes its values (its
+    :attr:`ExtraPieces.source`); empty for a core feature set."""
+    return {extra.name: dict(extra.source) for extra in registered_chain(features) if extra.source}
 
 
 def check_features(features: object) -> str:
-    """``features`` if it names an observation variant.
+    """``features`` if it names an observation variant (core or registered).
 
     Raises:
         ValueError: naming what was given and the variants.
     """
-    if not isinstance(features, str) or features not in FEATURE_SETS:
-        raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, got {features!r}")
+    if not isinstance(features, str) or (features not in FEATURE_SETS and features not in _REGISTERED):
+        raise ValueError(f"features must be one of {', '.join(feature_sets())}, got {features!r} (feature sets "
+                         f"beyond the core's exist once the package that defines them is imported and has "
+                         f"registered them)")
     return features
 
 
@@ -185,16 +244,13 @@ class ObsLayout:
             ("pending_melds", 1, "opening melds chosen so far / 3"),
         ]
         self.base_size = sum(size for _, size, _ in pieces)
-        if features != "base":
-            from carioca_env.planning import ADVICE_PIECES, DISCARD_PIECES, PLANNING_PIECES, advice_play_pieces
-
+        core = core_features(features)
+        if core != "base":
             pieces += list(PLANNING_PIECES)
-            if has_pieces_of(features, "discards"):
-                pieces += list(DISCARD_PIECES)
-            if has_pieces_of(features, "advice"):
-                pieces += list(ADVICE_PIECES)
-            if has_pieces_of(features, "advice_play"):
-                pieces += list(advice_play_pieces(n))
+        if core == "discards":
+            pieces += list(DISCARD_PIECES)
+        for extra in registered_chain(features):
+            pieces += list(extra.pieces(n))
         self.pieces = pieces
         self.slices: dict[str, slice] = {}
         start = 0
@@ -234,14 +290,14 @@ def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features:
     ``features`` other than ``"base"`` append the pieces of that feature set)."""
     features = check_features(features)
     if features != "base":
-        from carioca_env.planning import encode_advice, encode_advice_play, encode_discards, encode_planning
-
-        extra = [encode_discards(view)] if has_pieces_of(features, "discards") else []
-        if has_pieces_of(features, "advice"):
-            extra.append(encode_advice(view, bool(pending)))
-        if has_pieces_of(features, "advice_play"):
-            extra.append(encode_advice_play(view, pending))
-        return np.concatenate([encode_observation(view, pending), encode_planning(view), *extra])
+        core = core_features(features)
+        parts = [encode_observation(view, pending)]
+        if core != "base":
+            parts.append(encode_planning(view))
+        if core == "discards":
+            parts.append(encode_discards(view))
+        parts += [_extra_values(extra, view, pending) for extra in registered_chain(features)]
+        return np.concatenate(parts)
     n = view.num_players
     layout = obs_layout(n)
     s = layout.slices
@@ -290,6 +346,16 @@ def encode_observation(view: PlayerView, pending: Sequence[Meld] = (), features:
     return out
 
 
+def _extra_values(extra: ExtraPieces, view: PlayerView, pending: Sequence[Meld]) -> np.ndarray:
+    """``extra``'s values for ``view``, checked to be as long as its pieces say (a wrong
+    length would shift every later piece without failing)."""
+    values = np.asarray(extra.encode(view, pending), dtype=np.float32)
+    size = sum(size for _, size, _ in extra.pieces(view.num_players))
+    if values.shape != (size,):
+        raise RuntimeError(f"feature set {extra.name!r} encoded shape {values.shape}; its pieces hold {size} values")
+    return values
+
+
 class _SeatCache:
     """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes."""
 
@@ -324,6 +390,8 @@ class GameEncoder:
     def __init__(self, num_players: int, features: str = "base") -> None:
         layout = obs_layout(num_players)
         self.features = check_features(features)
+        self._core = core_features(features)
+        self._extras = registered_chain(features)
         # per seat: (game, key, piece) of the last planning / discard piece computed
         self._planning: list[tuple[Game, tuple, np.ndarray] | None] = [None] * num_players
         self._discards: list[tuple[Game, tuple, np.ndarray] | None] = [None] * num_players
@@ -427,20 +495,18 @@ class GameEncoder:
                     out[p + c] += 1.0
             out[off["pending_melds"]] = len(pending) / 3.0
             cache.pending = bool(pending)
-        if self.features == "planning":
-            return np.concatenate([out, self._plan(game, seat)])
-        if self.features == "discards":
-            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out)])
-        if has_pieces_of(self.features, "advice"):
-            from carioca_env.planning import encode_advice, encode_advice_play
-
-            # not cached: the heuristic's costs read the opponents' public state too
+        if self._core == "base" and not self._extras:
+            return out.copy()
+        parts = [out]
+        if self._core != "base":
+            parts.append(self._plan(game, seat))
+        if self._core == "discards":
+            parts.append(self._disc(game, seat, out))
+        if self._extras:
+            # not cached: a registered piece may read anything in the view
             view = game.view(seat)
-            advice = [encode_advice(view, bool(pending))]
-            if has_pieces_of(self.features, "advice_play"):
-                advice.append(encode_advice_play(view, pending))
-            return np.concatenate([out, self._plan(game, seat), self._disc(game, seat, out), *advice])
-        return out.copy()
+            parts += [_extra_values(extra, view, pending) for extra in self._extras]
+        return np.concatenate(parts)
 
     @staticmethod
     def _cached(store: list, game: Game, seat: int, key: tuple, encode: Callable[[PlayerView], np.ndarray]) -> np.ndarray:
@@ -456,8 +522,6 @@ class GameEncoder:
     def _plan(self, game: Game, seat: int) -> np.ndarray:
         """The planning piece, recomputed only when what it reads changed (the hand, the
         deal, whether the seat opened, the table)."""
-        from carioca_env.planning import encode_planning
-
         key = (game.deal_index, game.deal_number, game.opened[seat], game.table_version, tuple(game.hands[seat]))
         return self._cached(self._planning, game, seat, key, encode_planning)
 
@@ -465,8 +529,6 @@ class GameEncoder:
         """The discard piece, recomputed only when what it reads changed (the hand, the
         deal, whether the seat opened, the top discard, the table, and the unseen counts
         just encoded in ``out``)."""
-        from carioca_env.planning import encode_discards
-
         key = (game.deal_index, game.deal_number, game.opened[seat], tuple(game.hands[seat]),
                game.top_discard, game.table_version, out[self._unseen].tobytes())
         return self._cached(self._discards, game, seat, key, encode_discards)

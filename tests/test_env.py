@@ -21,7 +21,13 @@ from carioca_env.openings import CONTRACTS
 from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env, worst_return
 from carioca_env.errors import InvalidConfigError
 from carioca_env.melds import Meld
-from carioca_env.observation import FEATURE_SETS, encode_observation, obs_layout
+from carioca_env.observation import encode_observation, feature_sets, obs_layout
+
+import agents.advice as advice_module  # registers the advice feature sets (their tables are in its docstring)
+
+#: the documented tables: the core's, then those of the feature sets agents registers
+_DOC = (observation_module.__doc__ or "") + (advice_module.__doc__ or "")
+FEATURE_SETS = feature_sets()
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -93,7 +99,7 @@ def _parse_doc_tables(doc: str) -> list[list[tuple[str, str]]]:
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_observation_docstring_table_matches_layout(n: int, features: str) -> None:
     """The module docstring's tables (base, then one per feature set's added pieces) are the layout."""
-    tables = _parse_doc_tables(observation_module.__doc__ or "")
+    tables = _parse_doc_tables(_DOC)
     assert len(tables) == len(FEATURE_SETS)
     doc_rows = [row for t in tables[: FEATURE_SETS.index(features) + 1] for row in t]
     layout = obs_layout(n, features)
@@ -106,8 +112,7 @@ def test_observation_docstring_table_matches_layout(n: int, features: str) -> No
         offset += size
     assert offset == layout.size
     label = "Sizes" if features == "base" else f"Sizes with {features}"
-    sizes = re.search(label + r": 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)",
-                      observation_module.__doc__ or "")
+    sizes = re.search(label + r": 2 players ([\d,]+), 3 players ([\d,]+), 4 players ([\d,]+)", _DOC)
     assert sizes is not None
     assert int(sizes.group(n - 1).replace(",", "")) == layout.size
 

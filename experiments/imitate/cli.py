@@ -19,7 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from carioca_env.observation import FEATURE_SETS
+import agents  # noqa: F401  (registers the advice feature sets, offered as choices here)
+from carioca_env.observation import feature_sets
 from experiments.argtypes import int_at_least
 from experiments.imitate.config import ImitateConfig, ImitateError
 
@@ -52,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help=f"hidden layers of the policy and value nets (default {','.join(map(str, d.net_arch))})")
     g.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
     g.add_argument("--max-turns", type=int, default=d.max_turns, help=f"turns per deal (default {d.max_turns})")
-    g.add_argument("--features", choices=FEATURE_SETS, default=d.features,
+    g.add_argument("--features", choices=feature_sets(), default=d.features,
                    help=f"observation variant (default {d.features}; planning adds the hand's plan)")
     g.add_argument("--learner-sample", action="store_true", help="the learner samples in roll-ins (default: argmax)")
     g.add_argument("--card-head", action="store_true",

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from carioca_env.observation import FEATURE_SETS
+import agents  # noqa: F401  (registers the advice feature sets, offered as choices here)
+from carioca_env.observation import feature_sets
 from experiments.train.errors import TrainError, _excerpt
 
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
@@ -168,7 +169,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
     "max_grad_norm": SettingSpec("float", 0, None, low_open=True),
     "reward_scale": SettingSpec("float", 0, None, low_open=True),
     "max_turns": SettingSpec("int", 1, 100_000),
-    "features": SettingSpec("choice", choices=FEATURE_SETS),
+    "features": SettingSpec("choice", choices=feature_sets()),
     "card_head": SettingSpec("int", 0, 1),
     "action_prior": SettingSpec("int", 0, 1),
     "kl_coef": SettingSpec("float", 0, None),
