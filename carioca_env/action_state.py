@@ -140,6 +140,16 @@ class CariocaState:
         action = action_id(action, self.table.size)
         if not self.is_legal(action):
             raise self.illegal(action)
+        return self.play_legal(action)
+
+    def play_legal(self, action: int) -> Move | None:
+        """Play an action id that the mask offers (checked by the caller with
+        :meth:`is_legal`), without checking it again; returns the engine move made, if any.
+
+        The mask is the check: it equals the engine's legal moves (the mask checker tests),
+        so the move goes to :meth:`Game.apply_unchecked`.  An id the mask does not offer
+        corrupts the game: outside input goes through :meth:`step`.
+        """
         decoded = self.table.to_move(action, self.game.current_player)
         if isinstance(decoded, Meld):
             self.pending.append(decoded)
@@ -147,7 +157,7 @@ class CariocaState:
                 return None
             decoded = Move.open(self.pending)
             self.pending = []
-        self.game.apply(decoded)
+        self.game.apply_unchecked(decoded)
         return decoded
 
     def legal_strings(self) -> list[str]:

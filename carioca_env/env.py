@@ -398,7 +398,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        state.step(a)
+        state.play_legal(a)  # the mask just offered it: no second check
         game = state.game
         self._score_deals(game)
         if game.game_over:
@@ -424,14 +424,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 self.rewards[a] += 1.0 if i in game.winners else -1.0
 
     def _set_infos(self) -> None:
-        game = self.game
-        for i, a in enumerate(self.agents):
-            self.infos[a] = {
-                "seat": i,
-                "deal": game.deal_number,
-                "phase": "choosing_opening" if self.carioca_state.pending else game.phase.value,  # type: ignore[union-attr]
-                "totals": tuple(game.totals),
-            }
+        state = self._live()
+        game = state.game
+        # computed once for every agent: this runs on every step
+        deal, totals = game.deal_number, tuple(game.totals)
+        phase = "choosing_opening" if state.pending else game.phase.value
+        self.infos = {a: {"seat": i, "deal": deal, "phase": phase, "totals": totals} for i, a in enumerate(self.agents)}
 
     def render(self, seat: int | None = None) -> str | np.ndarray | None:
         """The table: the acting seat's hand only, unless ``render_all_hands``.

@@ -370,6 +370,20 @@ class Game(GameRecords):
         self._APPLY[self.phase](self, move)
         self.moves.append(move)
 
+    def apply_unchecked(self, move: Move) -> None:
+        """Play ``move``, known to be legal, without checking it again.
+
+        The fast path (python-chess's ``push`` beside ``push_san``, OpenSpiel's
+        ``ApplyAction`` beside ``ApplyActionWithLegalityCheck``) for callers that already
+        hold a legal move: the environment after its mask check, search rollouts over
+        :meth:`legal_moves`, replays of records verified once.  It has the same effects
+        as :meth:`apply` for every legal move (a test compares the two on every move of
+        many games).  An illegal or malformed move corrupts the game, so anything from
+        outside (a person, an agent, a file) goes through :meth:`apply`.
+        """
+        self._EFFECTS[move.kind](self, move)
+        self.moves.append(move)
+
     def push(self, text: str) -> Move:
         """Parse a move's notation and apply it; returns the move."""
         move = parse_move(text)
@@ -414,6 +428,9 @@ class Game(GameRecords):
         if move.kind not in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD):
             raise self._wrong_phase(move)
         self._check_draw(move)
+        self._draw(move)
+
+    def _draw(self, move: Move) -> None:
         seat = self.current
         if move.kind is MoveKind.DRAW_STOCK:
             card = self.stock.pop()
@@ -473,6 +490,9 @@ class Game(GameRecords):
 
     def _do_open(self, move: Move) -> None:
         self._check_open(move)
+        self._open(move)
+
+    def _open(self, move: Move) -> None:
         seat = self.current
         for meld in move.melds:
             for c in meld.cards:
@@ -521,6 +541,9 @@ class Game(GameRecords):
 
     def _do_lay_off(self, move: Move) -> None:
         self._check_lay_off(move)
+        self._lay_off(move)
+
+    def _lay_off(self, move: Move) -> None:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].lay_off(move.card, move.end)
@@ -544,6 +567,9 @@ class Game(GameRecords):
 
     def _do_swap(self, move: Move) -> None:
         self._check_swap(move)
+        self._swap(move)
+
+    def _swap(self, move: Move) -> None:
         seat = self.current
         self._remove(seat, move.card)
         self.table[move.owner][move.index].swap(move.card, move.end)  # type: ignore[arg-type]
@@ -559,6 +585,9 @@ class Game(GameRecords):
 
     def _do_discard(self, move: Move) -> None:
         self._check_discard(move)
+        self._discard(move)
+
+    def _discard(self, move: Move) -> None:
         seat = self.current
         self._remove(seat, move.card)
         self.discard.append(move.card)
@@ -638,6 +667,15 @@ class Game(GameRecords):
         Phase.PLAY: _apply_play,
         Phase.DISCARD: _apply_discard_phase,
         Phase.GAME_OVER: _apply_game_over,
+    }
+    #: the effects of each kind of move, unchecked (:meth:`apply_unchecked`)
+    _EFFECTS: dict[MoveKind, Callable[[Game, Move], None]] = {
+        MoveKind.DRAW_STOCK: _draw,
+        MoveKind.DRAW_DISCARD: _draw,
+        MoveKind.OPEN: _open,
+        MoveKind.LAY_OFF: _lay_off,
+        MoveKind.SWAP: _swap,
+        MoveKind.DISCARD: _discard,
     }
     _PLAY_MOVES: dict[MoveKind, Callable[[Game, Move], None]] = {
         MoveKind.OPEN: _do_open,

@@ -1,0 +1,135 @@
+"""The engine's unchecked fast path against its checked reference.
+
+``Game.apply_unchecked`` skips the rule checks of ``Game.apply`` for callers that hold a
+legal move; ``CariocaState.play_legal`` skips the mask check of ``CariocaState.step``.
+Both must leave exactly the state the checked path leaves, on every move of many games.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from random_play import BiasedPolicy  # noqa: E402
+
+from carioca_env import Game, GameConfig  # noqa: E402
+from carioca_env.action_state import CariocaState  # noqa: E402
+
+
+def _state(game: Game) -> dict:
+    """Everything a game holds, comparable with ==."""
+    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version")}
+    d["rng"] = game.rng.getstate()
+    d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
+    return d
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), biased=st.booleans(), joker_runs=st.booleans())
+def test_unchecked_apply_agrees_with_apply_on_every_move(seed: int, n: int, biased: bool, joker_runs: bool) -> None:
+    """Two games from one seed, one played with ``apply`` and one with
+    ``apply_unchecked``, stay equal after every move (openings, lay-offs, swaps, deal
+    closes, stock recycling and cancelled deals included)."""
+    deals = (1, 2, 3, 4, 5, 6, 7) if biased else (1,)
+    checked, fast = Game(GameConfig(n, deals), seed=seed), Game(GameConfig(n, deals), seed=seed)
+    rng = random.Random(seed)
+    policy = BiasedPolicy(random.Random(seed + 1), joker_runs=joker_runs)
+    for _ in range(1500):
+        if checked.game_over:
+            break
+        moves = checked.legal_moves()
+        assert fast.legal_moves() == moves
+        move = policy.choose(checked, moves) if biased else rng.choice(moves)
+        checked.apply(move)
+        fast.apply_unchecked(move)
+        assert _state(fast) == _state(checked), f"after {move}"
+
+
+def test_unchecked_apply_covers_every_kind_of_move() -> None:
+    """The games above reach every kind of move: the comparison is not vacuous."""
+    kinds = set()
+    for seed in range(6):
+        game = Game(GameConfig(3), seed=seed)
+        policy = BiasedPolicy(random.Random(seed), joker_runs=True)
+        while not game.game_over and game.turn < 400:
+            move = policy.choose(game)
+            kinds.add(move.kind)
+            game.apply_unchecked(move)
+    assert len(kinds) == 6, kinds
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4))
+def test_play_legal_agrees_with_the_checked_step(seed: int, n: int) -> None:
+    """``CariocaState.play_legal`` (the env after its mask check) and ``step`` (which
+    checks the id and the mask, then plays) leave the same game, pending opening and
+    observations after every action id the mask offers."""
+    cfg = GameConfig(n, (1, 2, 3))
+    a, b = CariocaState(Game(cfg, seed=seed)), CariocaState(Game(cfg, seed=seed))
+    rng = np.random.default_rng(seed)
+    policy = BiasedPolicy(random.Random(seed), joker_runs=True)
+    for _ in range(600):
+        if a.game.game_over:
+            break
+        mask = a.mask()
+        assert np.array_equal(mask, b.mask())
+        legal = np.flatnonzero(mask)
+        if a.pending or rng.random() < 0.5:
+            action = int(rng.choice(legal))
+        else:  # steer towards openings and lay-offs through the engine's own move
+            move = policy.choose(a.game)
+            ids = [x for x in a.table.move_actions(move, a.game.current_player) if mask[x]]
+            action = ids[0] if ids else int(rng.choice(legal))
+        a.step(action)
+        b.play_legal(action)
+        assert _state(b.game) == _state(a.game)
+        assert b.pending == a.pending
+        seat = a.game.current_player
+        assert np.array_equal(b.observe(seat), a.observe(seat))
+
+
+def _sparse_looks(seed: int, n: int, p_look: float, biased: bool, moves: int) -> int:
+    """Play ``moves`` moves, encoding each seat with probability ``p_look`` before each
+    one and comparing with the reference; returns how often the stock was recycled."""
+    from carioca_env.observation import GameEncoder, encode_observation
+
+    # random play hardly opens the longer contracts: their stock runs out and is rebuilt
+    game = Game(GameConfig(n, (1, 2, 3) if biased else (1, 7)), seed=seed)
+    encoder = GameEncoder(n)
+    rng = random.Random(seed)
+    policy = BiasedPolicy(random.Random(seed + 1), joker_runs=True)
+    recycled = 0
+    for _ in range(moves):
+        if game.game_over:
+            break
+        for seat in range(n):
+            if rng.random() < p_look:
+                assert np.array_equal(encoder.encode(game, seat), encode_observation(game.view(seat))), len(game.moves)
+        stock = len(game.stock)
+        game.apply_unchecked(policy.choose(game) if biased else rng.choice(game.legal_moves()))
+        recycled += len(game.stock) > stock
+    return recycled
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), p_look=st.sampled_from([0.1, 0.4, 1.0]),
+       biased=st.booleans())
+def test_encoder_equals_the_reference_however_rarely_a_seat_looks(seed: int, n: int, p_look: float,
+                                                                   biased: bool) -> None:
+    """The encoder writes only what changed since a seat's last observation: whatever
+    happened in between (several turns, a taken top discard, a new deal, table changes),
+    it equals ``encode_observation`` of the seat's view."""
+    _sparse_looks(seed, n, p_look, biased, 1200)
+
+
+def test_encoder_equals_the_reference_across_recycled_stocks() -> None:
+    """Random play of contract 7 runs the stock out: the pile is rebuilt (R13) between
+    looks, and the encoder still equals the reference."""
+    assert sum(_sparse_looks(seed, 2, 0.3, False, 4000) for seed in range(2)) >= 2
