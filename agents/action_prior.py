@@ -100,8 +100,8 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
     """The fixed tables that score every action id of ``num_players`` seats (see the
     module docstring): id ranges, each opening meld's copies per card type and kind, and
     each lay-off's and swap's (card, target, slot)."""
-    from carioca_env.actions import LAYOFF_SLOTS, SWAP_SLOTS, ActionKind, action_table
     from agents.advice import PLAY_TARGETS_PER_SEAT, opening_slot
+    from carioca_env.actions import LAYOFF_SLOTS, SWAP_SLOTS, ActionKind, action_table
 
     table = action_table(num_players)
     melds = table.open_melds

@@ -97,12 +97,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agents.heuristic import DEFAULT_PARAMS, HeuristicAgent
 from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.observation import ExtraPieces, register_feature_set
 from carioca_env.view import Phase, PlayerView
-
-from agents.heuristic import DEFAULT_PARAMS, HeuristicAgent
 
 #: ``(name, size, meaning)`` of the advice piece (``features="advice"``), in order
 ADVICE_PIECES: tuple[tuple[str, int, str], ...] = (

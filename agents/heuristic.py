@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from agents.base import SeededAgent, forced_draw
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.analysis import (
     SimMeld,
@@ -52,8 +53,6 @@ from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
 from carioca_env.meld_moves import view_meld_moves
 from carioca_env.melds import Meld, MeldKind, card_positions
 from carioca_env.openings import can_open
-
-from agents.base import SeededAgent, forced_draw
 
 #: Weights of the discard cost (tuned by self-play against ``greedy``).
 DEFAULT_PARAMS: dict[str, float] = {

@@ -35,14 +35,13 @@ from typing import Any
 
 import numpy as np
 
+from agents import advice as _advice  # noqa: F401  (registers the advice pieces a model card may name)
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.errors import CariocaError, RecordError
 from carioca_env.melds import Meld
 from carioca_env.observation import check_features, encode_observation, feature_sets, feature_sources, obs_layout
 from carioca_env.records import read_json_file
-
-from agents import advice as _advice  # noqa: F401  (registers the advice pieces a model card may name)
 
 CARD_FORMAT = "carioca-ppo-model"
 CARD_VERSION = 1

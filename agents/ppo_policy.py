@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch import nn
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
 
 from carioca_env.cards import NUM_CARD_TYPES
 

@@ -39,14 +39,13 @@ import random
 import time
 from collections.abc import Sequence
 
-from carioca_env import Game, Move, MoveKind, PlayerView
-from carioca_env.cards import hand_penalty
-from carioca_env.determinize import determinize_view
-
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.opponent_model import DEFAULT_FACTOR, informed_determinization
 from agents.registry import Param, ParsedSpec
+from carioca_env import Game, Move, MoveKind, PlayerView
+from carioca_env.cards import hand_penalty
+from carioca_env.determinize import determinize_view
 
 #: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
 #: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts

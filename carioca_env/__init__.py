@@ -63,8 +63,6 @@ that the engine has no RL dependency); registration with ``gymnasium.make`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 from carioca_env._version import __version__
 from carioca_env.cards import (
     JOKER,
@@ -103,8 +101,8 @@ from carioca_env.game import (
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
-from carioca_env.registration import register_envs, register_on_import
 from carioca_env.position import InvalidPositionError, Position
+from carioca_env.registration import register_envs, register_on_import
 
 __all__ = [
     "CONTRACTS",

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -327,7 +327,7 @@ class ActionTable:
         return f"{verb} {card_str(d.card)} +{d.rel_seat}.{d.index}{end}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_table(num_players: int) -> ActionTable:
     """The action table for ``num_players`` seats, built once and shared (it is immutable)."""
     return ActionTable(num_players)

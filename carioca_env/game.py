@@ -42,8 +42,8 @@ from carioca_env.errors import (
     described,
 )
 from carioca_env.game_config import GameConfig, check_game_config
-from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.meld_moves import meld_moves
+from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, meld_kinds_match
 from carioca_env.records import RECORD_FORMAT, RECORD_VERSION, GameRecords

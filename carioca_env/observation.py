@@ -83,7 +83,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -264,7 +264,7 @@ class ObsLayout:
         return [(name, self.slices[name].start, size, meaning) for name, size, meaning in self.pieces]
 
 
-@lru_cache(maxsize=None)
+@cache
 def obs_layout(num_players: int, features: str = "base") -> ObsLayout:
     """The (immutable, shared) layout for ``num_players`` seats and a feature set."""
     return ObsLayout(num_players, features)

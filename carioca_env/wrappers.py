@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carioca_env.action_state import action_id
-from carioca_env.env import CariocaState, EnvConfig, raw_env, worst_return  # worst_return: re-exported
+from carioca_env.env import CariocaState, EnvConfig, raw_env, worst_return  # noqa: F401 - worst_return re-exported
 from carioca_env.errors import CariocaError, InvalidConfigError, excerpt
 from carioca_env.observation import OBS_HIGH
 

@@ -57,8 +57,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.imitate.config import ImitateConfig
 from experiments.argtypes import check_output_path
+from experiments.imitate.config import ImitateConfig
 from experiments.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
 from experiments.train.files import _atomic_write
 

@@ -183,7 +183,6 @@ def train(iterations: int = 3, log: Any = None, **config_kw: Any) -> tuple[Any, 
 def greedy_action(module: Any, obs: dict[str, np.ndarray]) -> int:
     """The module's most likely action among the legal ones (the mask applied by the module itself)."""
     import torch
-
     from ray.rllib.core.columns import Columns
 
     batch = {Columns.OBS: {"observations": torch.as_tensor(obs["observations"][None]),

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from checker import CONTRACT_SHAPE, JOKER, card_at, penalty, rank, suit
-
 from carioca_env import Game, GameConfig, MoveKind
+
+from checker import CONTRACT_SHAPE, JOKER, card_at, penalty, rank, suit
 
 
 def _positions(c: int) -> tuple[int, ...]:

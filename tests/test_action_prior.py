@@ -20,6 +20,7 @@ from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation, obs_layout
 from experiments.imitate.config import ImitateConfig
 from experiments.imitate.learn import build_model
+
 from random_play import assert_plays_legally
 
 #: The row of :func:`AdvicePriorHead.scores` that names each kind's advised action.

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.base import Agent
-from carioca_env.analysis import SimMeld, analyze, deficiency, plan_layoffs
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.registry import available, make_agent
 from carioca_env import Game, GameConfig, Meld, MoveKind, Phase, parse_cards, stack_deck
+from carioca_env.analysis import SimMeld, analyze, deficiency, plan_layoffs
 from carioca_env.cards import JOKER, counts_of, full_deck, hand_penalty, parse_card
 from carioca_env.openings import CONTRACTS, can_open
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import copy
 import random
-import warnings
 
 import numpy as np
 import pytest
 
 from carioca_env import CariocaError, InvalidConfigError, InvalidNotationError, MisdealError, carioca_v0
-from carioca_env.cards import NUM_CARD_TYPES, card_str, deck_counts, full_deck
+from carioca_env.cards import NUM_CARD_TYPES, deck_counts, full_deck
 from carioca_env.env import ActionRangeError, ActionTypeError, IllegalActionError, state_size
 from carioca_env.errors import ArgumentTypeError, InvalidArgumentError
 from carioca_env.observation import obs_layout

@@ -16,7 +16,6 @@ import pytest
 from carioca_env import (
     JOKER,
     CariocaError,
-    End,
     Game,
     GameConfig,
     IllegalMoveError,
@@ -29,6 +28,8 @@ from carioca_env import (
     parse_card,
     parse_move,
 )
+from carioca_env.cards import full_deck
+from carioca_env.determinize import determinize_view
 from carioca_env.errors import (
     EXCERPT_CHARS,
     ArgumentTypeError,
@@ -36,10 +37,8 @@ from carioca_env.errors import (
     MalformedMoveError,
     excerpt,
 )
-from carioca_env.cards import full_deck
-from carioca_env.determinize import determinize_view
-from carioca_env.position import InvalidPositionError, position_of
 from carioca_env.game import stack_deck
+from carioca_env.position import InvalidPositionError, position_of
 
 from bad_input import fingerprint
 

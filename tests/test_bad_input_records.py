@@ -12,9 +12,6 @@ from hypothesis import strategies as st
 
 from carioca_env import CariocaError, Game, GameConfig, RecordError, parse_card, parse_move
 from carioca_env.melds import Meld
-from carioca_env.records import read_record
-
-from bad_input import fingerprint
 
 
 def _record() -> dict:

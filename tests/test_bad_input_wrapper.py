@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bad_input_env import NOT_IDS
 
 from carioca_env.env import ActionRangeError, ActionTypeError, IllegalActionError
 from carioca_env.errors import InvalidArgumentError, InvalidConfigError
 from carioca_env.wrappers import CariocaSingleAgentEnv, EpisodeBrokenError, OpponentError
 
 from bad_input import fingerprint
-from test_bad_input_env import NOT_IDS
 
 
 def _always(action):

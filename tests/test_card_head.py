@@ -14,6 +14,7 @@ from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.observation import obs_layout
 from experiments.imitate.config import ImitateConfig
 from experiments.imitate.learn import _forward, build_model
+
 from random_play import assert_plays_legally
 
 

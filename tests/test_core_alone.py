@@ -16,10 +16,10 @@ import pytest
 
 from carioca_env import Game, GameConfig
 from carioca_env.observation import (
+    _REGISTERED,
     FEATURE_SETS,
     ExtraPieces,
     GameEncoder,
-    _REGISTERED,
     encode_observation,
     feature_sets,
     feature_sources,

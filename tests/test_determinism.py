@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from carioca_env import Game, GameConfig, RecordError, card_str, stack_deck  # noqa: E402
 
 from random_play import BiasedPolicy, play  # noqa: E402
-
-from carioca_env import Game, GameConfig, RecordError, card_str, stack_deck  # noqa: E402
 
 MAX_MOVES = 50_000
 

@@ -13,14 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2
 
-
-from random_play import BiasedPolicy  # noqa: E402
-
 from carioca_env import Game, GameConfig, InvalidPositionError, Meld, Phase, Position, carioca_v0  # noqa: E402
 from carioca_env.cards import JOKER, cards_of, deck_counts, make_card  # noqa: E402
 from carioca_env.determinize import determinize, hidden_slots, unseen_pool  # noqa: E402
 from carioca_env.melds import MeldKind  # noqa: E402
 from carioca_env.position import position_of  # noqa: E402
+
+from random_play import BiasedPolicy  # noqa: E402
 
 
 def _played(seed: int, moves: int, n: int = 2, deals: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)) -> Game:

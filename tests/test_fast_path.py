@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from random_play import BiasedPolicy  # noqa: E402
-
 from carioca_env import Game, GameConfig  # noqa: E402
 from carioca_env.action_state import CariocaState  # noqa: E402
+
+from random_play import BiasedPolicy  # noqa: E402
 
 
 def _state(game: Game) -> dict:

@@ -12,6 +12,7 @@ import torch
 
 from agents.heuristic import HeuristicAgent
 from agents.ppo_agent import PPOAgent, read_card
+from agents.search import candidate_moves
 from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
@@ -19,7 +20,6 @@ from carioca_env.observation import encode_observation
 from experiments.imitate.dataset import read_shard, unpack_masks
 from experiments.improve import ImproveConfig, ImproveError, run_improvement
 from experiments.improve.data import AdvantageFolder
-from agents.search import candidate_moves
 from experiments.improve.labels import COLUMNS, AdvantageRows, advantages, label_game
 from experiments.improve.learn import choice_measures, losses
 

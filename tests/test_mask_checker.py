@@ -22,6 +22,9 @@ from itertools import combinations_with_replacement
 
 import pytest
 
+from carioca_env import End, Game, GameConfig, IllegalMoveError, Meld, MeldKind, Move, MoveKind, Phase, stack_deck  # noqa: E402
+from carioca_env.errors import MalformedMoveError  # noqa: E402
+from carioca_env.melds import TableMeld  # noqa: E402
 
 from checker import (  # noqa: E402
     CONTRACT_SHAPE,
@@ -33,10 +36,6 @@ from checker import (  # noqa: E402
     snapshot,
 )
 from random_play import BiasedPolicy  # noqa: E402
-
-from carioca_env import End, Game, GameConfig, IllegalMoveError, Meld, MeldKind, Move, MoveKind, Phase, stack_deck  # noqa: E402
-from carioca_env.errors import MalformedMoveError  # noqa: E402
-from carioca_env.melds import TableMeld  # noqa: E402
 
 ENDS = (None, End.LOW, End.HIGH)
 

@@ -9,11 +9,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from carioca_env.analysis import analyze
 from agents.heuristic import HeuristicAgent
 from agents.opponent_model import _replay, informed_determinization, informed_hidden, stock_draws
 from agents.search import SearchAgent
 from carioca_env import Game, GameConfig, InvalidPositionError
+from carioca_env.analysis import analyze
 from carioca_env.cards import cards_of
 from carioca_env.determinize import determinize_view, game_from_view, hidden_slots, unseen_pool
 

@@ -8,17 +8,18 @@ import random
 import numpy as np
 import pytest
 
+from agents.advice import ADVICE_SIZE, PLAY_TARGETS_PER_SEAT, advice_play_size, encode_advice, encode_advice_play
+from agents.heuristic import HeuristicAgent
 from carioca_env import Game, GameConfig, carioca_v0
 from carioca_env.analysis import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.env import CariocaState
 from carioca_env.errors import InvalidConfigError
-from carioca_env.observation import encode_observation, obs_layout
-from agents.heuristic import HeuristicAgent
 from carioca_env.meld_moves import view_meld_moves
+from carioca_env.observation import encode_observation, obs_layout
 from carioca_env.planning import DISCARD_SIZE, PLANNING_SIZE, encode_discards, encode_planning
-from agents.advice import ADVICE_SIZE, PLAY_TARGETS_PER_SEAT, advice_play_size, encode_advice, encode_advice_play
 from carioca_env.view import Phase
+
 from test_env import _shuffle_hidden  # the env tests' reshuffle of the cards a seat cannot see
 
 

@@ -17,6 +17,7 @@ from collections import Counter
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from carioca_env import Game, GameConfig, Move, Phase  # noqa: E402
 
 from checker import (  # noqa: E402
     CONTRACT_SHAPE,
@@ -30,8 +31,6 @@ from checker import (  # noqa: E402
     table_meld_error,
 )
 from random_play import BiasedPolicy  # noqa: E402
-
-from carioca_env import Game, GameConfig, Move, Phase  # noqa: E402
 
 DECK = deck_multiset()
 

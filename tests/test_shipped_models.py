@@ -14,6 +14,7 @@ from agents.model_file import weight_dtypes
 from agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
 from agents.registry import make_agent
 from carioca_env.errors import CariocaError
+
 from random_play import assert_plays_legally
 
 ROOT = Path(__file__).resolve().parent.parent

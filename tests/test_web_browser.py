@@ -20,6 +20,7 @@ from carioca_env import PENALTY, Game, parse_card
 from experiments.web.frames import card_list
 from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
+
 from web_helpers import CHROMIUM_ARGS, live_server, play_person, stacked_deck, swap_deck, write_played_record
 
 #: Debian's chromium where installed, else None: Playwright's own download (`make browser`)

@@ -19,6 +19,7 @@ from experiments.web.frames import card_list
 from experiments.web.replays import build_replay
 from experiments.web.safepath import PathRefused, SafeRoot
 from experiments.web.sessions import GameStore, StaleMove
+
 from web_helpers import stacked_deck, write_played_record
 
 ROOT = Path(__file__).resolve().parents[1]

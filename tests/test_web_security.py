@@ -18,6 +18,7 @@ from agents.allowlist import Allowlist, SpecRefused, model_files, parse_plugin_o
 from agents.registry import SpecError, build_agent, parse_spec
 from experiments.web.app import create_app
 from experiments.web.serve import _plugins
+
 from web_helpers import write_played_record
 
 ROOT = Path(__file__).resolve().parents[1]

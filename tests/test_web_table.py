@@ -23,6 +23,7 @@ from experiments.web.frames import card_list, display_name, last_event
 from experiments.web.replays import build_replay
 from experiments.web.safepath import SafeRoot
 from experiments.web.sessions import GameStore
+
 from web_helpers import play_person, write_played_record
 
 

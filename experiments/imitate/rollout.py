@@ -36,7 +36,6 @@ from carioca_env.actions import action_table
 from carioca_env.cards import hand_penalty
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-
 from experiments.imitate.config import ImitateConfig, derive_seed
 from experiments.imitate.dataset import Rows
 

@@ -40,12 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.search import candidate_moves, rollout_value
 from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-
-from agents.search import candidate_moves, rollout_value
 from experiments.imitate.dataset import state_arrays
 
 #: Columns of a labelled shard (see :mod:`experiments.improve.data`).

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from carioca_env.analysis import analyze
-from carioca_env.cards import JOKER, NUM_CARD_TYPES, PENALTY
+from carioca_env.cards import NUM_CARD_TYPES, PENALTY
 
 #: The seat statistics, in column order.
 STATS = ("opened", "deficiency", "penalty", "size", "layable", "junk")

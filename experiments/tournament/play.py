@@ -95,7 +95,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         for agent, seed in zip(agents, seeds):
             agent.reset(seed)
     except Exception as exc:
-        raise TaskFailed(task.id, 
+        raise TaskFailed(task.id,
             f"task {task.id}: cannot set up the deal with agents {seats}: {type(exc).__name__}: {exc}"
         ) from None
     hands = [cards_str(game.hand(s)) for s in range(n)]

@@ -81,8 +81,11 @@ from experiments.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
 from experiments.train.environments import EnvFactory, OpponentPool, ScoreTruncation, make_env, make_vec_env
 from experiments.train.errors import TrainError
 from experiments.train.evaluation import EVAL_COLUMNS, evaluate, read_eval_csv, write_eval_csv
-from experiments.train.files import _atomic_write  # noqa: F401 - importers from before the split
-from experiments.train.files import check_writable, latest_checkpoint
+from experiments.train.files import (
+    _atomic_write,  # noqa: F401 - importers from before the split
+    check_writable,
+    latest_checkpoint,
+)
 from experiments.train.loop import (
     TrainResult,
     check_agents,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from carioca_env import IllegalMoveError, Game, Meld, Move, MoveKind, parse_card
+from carioca_env import Game, IllegalMoveError, Meld, Move, MoveKind, parse_card
 from carioca_env.cards import JOKER, card_str, rank_of, sort_key, suit_of
 from carioca_env.errors import InvalidNotationError
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, TRIO_SIZE, card_positions
