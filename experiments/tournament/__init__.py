@@ -68,7 +68,7 @@ Tasks
 
 Results file ``results.jsonl`` (in ``--out``)
     Line 1, the header: ``{"format": "carioca-tournament-results", "version": 2,
-    "config": {agents, players, contracts, decks, seed, format, max_turns}, "lineups":
+    "config": {agents, players, contracts, decks, seed, format, max_turns[, luck]}, "lineups":
     [[agent labels per seat], ...], "tasks": N, "created": ISO time}``.  Then one line per
     played deal, appended and flushed as soon as it is known (no timing in it)::
 
@@ -82,6 +82,9 @@ Results file ``results.jsonl`` (in ``--out``)
     ``null`` (truncated); ``turns`` counts completed turns of all attempts of the deal;
     ``open_turn[s]`` is the seat's own turn number (1 = its first turn) on which it laid
     its contract, ``null`` if it did not; ``hands`` are the initial hands (card notation).
+    With ``--luck-correction`` (``config.luck``, the value function's fingerprint) a line
+    also holds ``luck``, each seat's summed stock-draw corrections (the corrected penalty
+    is ``penalty - luck``; :mod:`experiments.luck`), and ``luck_draws``, the stock draws valued.
 
 Resuming and safety
     Re-running the same command on the same folder plays only the tasks whose ids are not
