@@ -290,3 +290,15 @@ def test_null_the_same_agent_under_two_labels(tmp_path: Path, players: int) -> N
     p = _tournament(rnd, tmp_path / "rnd", write_summary=False).pairs[0]
     assert p.corrected_half > 0 and p.corrected_diff != 0
     assert p.corrected_low <= 0 <= p.corrected_high
+
+
+def test_resuming_with_and_without_the_correction_is_refused(tmp_path: Path) -> None:
+    raw = TournamentConfig(agents=("greedy", "random"), players=2, contracts=(1,), decks=1, max_turns=200)
+    corrected = TournamentConfig(agents=raw.agents, players=2, contracts=(1,), decks=1, max_turns=200,
+                                 luck=shipped_value().fingerprint)
+    _tournament(raw, tmp_path / "raw", write_summary=False)
+    _tournament(corrected, tmp_path / "cor", write_summary=False)
+    with pytest.raises(TournamentError, match="luck: the file has None"):
+        _tournament(corrected, tmp_path / "raw", write_summary=False)
+    with pytest.raises(TournamentError, match="luck: the file has 'v1-"):
+        _tournament(raw, tmp_path / "cor", write_summary=False)

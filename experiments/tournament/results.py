@@ -139,7 +139,9 @@ def read_results(path: str | Path) -> ResultsFile:
 
 def _config_differences(file_cfg: TournamentConfig, cfg: TournamentConfig) -> list[str]:
     a, b = file_cfg.to_dict(), cfg.to_dict()
-    return [f"{k}: the file has {a[k]!r}, this command has {b[k]!r}" for k in a if a[k] != b[k]]
+    # a key may be in one only (luck is left out when off)
+    keys = list(a) + [k for k in b if k not in a]
+    return [f"{k}: the file has {a.get(k)!r}, this command has {b.get(k)!r}" for k in keys if a.get(k) != b.get(k)]
 
 
 @contextmanager
