@@ -302,3 +302,19 @@ def test_resuming_with_and_without_the_correction_is_refused(tmp_path: Path) -> 
         _tournament(corrected, tmp_path / "raw", write_summary=False)
     with pytest.raises(TournamentError, match="luck: the file has 'v1-"):
         _tournament(raw, tmp_path / "cor", write_summary=False)
+
+
+def test_the_command_line_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments import cli
+
+    base = ["tournament", "--agents", "heuristic", "greedy", "--contracts", "1", "--decks", "2", "--max-turns", "200",
+            "--workers", "1", "--no-progress", "--luck-correction"]
+    assert cli.main([*base, "--out", str(tmp_path / "ok")]) == 0
+    out = capsys.readouterr().out
+    assert "luck-corrected" in out and shipped_value().fingerprint in out
+    assert json.loads((tmp_path / "ok" / "summary.json").read_text())["config"]["luck"] == shipped_value().fingerprint
+    # no 3-player model: refused in one paragraph, before anything is written
+    assert cli.main([*base, "--players", "3", "--out", str(tmp_path / "p3")]) == 2
+    err = capsys.readouterr().err
+    assert "carioca tournament: error: --luck-correction:" in err and "no model for 3 players" in err
+    assert "Traceback" not in err and not (tmp_path / "p3").exists()
