@@ -438,9 +438,9 @@ def test_a_model_for_another_table_size_is_refused_before_the_game_exists(served
 
 def test_a_game_whose_bot_fails_at_the_start_leaves_no_file(served: Path) -> None:
     plugins = _plugins(("fails=py:plugin_agents:failing:contract=1",))
-    c = TestClient(create_app(served, plugins), raise_server_exceptions=False)
+    c = TestClient(create_app(served, plugins))
     r = c.post("/api/games", json={"bots": ["fails"], "seat": 1, "deals": [1]})
-    assert r.status_code == 500
+    assert r.status_code == 502 and "bot (fails) failed" in r.json()["error"]
     assert _no_game_files(served)
     assert c.post("/api/games", json={"bots": ["greedy"], "deals": [1]}).status_code == 200
 
@@ -485,3 +485,36 @@ def test_a_model_card_nested_100000_deep_is_refused_with_its_reason(served: Path
     policy = c.get("/api/replay?path=r.json&model=m").json()["policy"]
     assert "nests too deeply" in policy["error"]
     assert "deep" in _front_lists(c, "m/model.json") and _no_game_files(served)
+
+
+# --------------------------------------------------------------------------- a plugin that fails
+
+
+@pytest.mark.parametrize("bot_first", [True, False])
+def test_a_plugin_that_raises_in_act_is_a_502_naming_it_and_breaks_no_page(served: Path, bot_first: bool) -> None:
+    """The operator's plugin raises inside ``act()``: the request answers 502 with the seat and
+    the bot, no half-made game is left (at creation) or the person's move is kept (later), and
+    every other page keeps working."""
+    from carioca_env import Game, GameConfig
+
+    first = Game(GameConfig(num_players=2, deals=(1,)), 5).current_player
+    seat = 1 - first if bot_first else first
+    c = TestClient(create_app(served, _plugins(("boom=py:plugin_agents:failing:contract=1",))))
+    r = c.post("/api/games", json={"bots": ["boom"], "seat": seat, "deals": [1], "seed": 5})
+    if bot_first:
+        assert r.status_code == 502, r.text
+        assert f"seat {first}'s bot (boom) failed" in r.json()["error"] and "boom in contract 1" in r.json()["error"]
+        assert _no_game_files(served)
+    else:
+        assert r.status_code == 200, r.text
+        gid = r.json()["id"]
+        r = c.post(f"/api/games/{gid}/move", json={"version": 0, "move": "draw stock"})
+        assert r.status_code == 200, r.text  # drawing leaves the person to act: no bot ran yet
+        discard = next(m["text"] for m in r.json()["legal"] if m["kind"] == "discard")
+        r = c.post(f"/api/games/{gid}/move", json={"version": r.json()["version"], "move": discard})
+        assert r.status_code == 502 and f"seat {1 - seat}'s bot (boom) failed at move 2" in r.json()["error"]
+        saved = json.loads((served / "web-games" / f"{gid}.json").read_text())
+        assert saved["moves"][-1] == discard and len(saved["moves"]) == 2  # the person's moves are kept
+        assert c.get(f"/api/games/{gid}").status_code == 502  # the bot tries again, and fails again
+    assert c.get("/").status_code == 200
+    assert c.get("/view", params={"path": "r.json"}).status_code == 200

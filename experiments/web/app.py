@@ -35,7 +35,7 @@ from experiments.web.frames import display_name, game_frame, move_json
 from experiments.web.models import MoveRequest, NewGame, OpenRequest
 from experiments.web.replays import Replay, ReplayCache
 from experiments.web.safepath import PathRefused, SafeRoot
-from experiments.web.sessions import GameStore, PlaySession, StaleMove, UnknownGame
+from experiments.web.sessions import BotFailed, GameStore, PlaySession, StaleMove, UnknownGame
 
 HERE = Path(__file__).resolve().parent
 #: files the app serves as they are (plots and tables of results folders)
@@ -128,6 +128,10 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(UnknownGame)
     async def unknown(request: Request, exc: UnknownGame) -> Any:
         return _refuse(request, 404, str(exc))
+
+    @app.exception_handler(BotFailed)
+    async def bot_failed(request: Request, exc: BotFailed) -> Any:
+        return _refuse(request, 502, str(exc))
 
     @app.exception_handler(RecordError)
     async def bad_record(request: Request, exc: RecordError) -> Any:

@@ -51,6 +51,14 @@ class UnknownGame(Exception):
     """No game of that id in the served folder."""
 
 
+class BotFailed(Exception):
+    """A bot raised inside ``act()`` or answered an illegal move.
+
+    The game keeps every move played before it (the file is saved after each move), so a
+    later request lets the bot try again; the server answers 502, naming the seat and bot.
+    """
+
+
 def bot_seed(seed: int, seat: int, move_number: int) -> int:
     """The seed a bot is reset with before the decision at ``move_number`` (stable everywhere)."""
     text = json.dumps(["carioca-web-bot", seed, seat, move_number], separators=(",", ":"))
@@ -289,9 +297,15 @@ class GameStore:
         while not game.game_over and game.current_player != session.human_seat:
             seat = game.current_player
             bot = session.bots[seat]
-            bot.reset(bot_seed(session.seed, seat, len(game.moves)))
-            move = bot.act(game.view(seat), game.legal_moves())
-            game.apply(move)
+            try:
+                bot.reset(bot_seed(session.seed, seat, len(game.moves)))
+                move = bot.act(game.view(seat), game.legal_moves())
+                game.apply(move)  # checked: a bot's answer is outside input
+            except Exception as exc:  # the bot is code the operator allowed, not the server's
+                raise BotFailed(
+                    f"seat {seat}'s bot ({session.specs[seat]}) failed at move {len(game.moves)}: "
+                    f"{type(exc).__name__}: {exc}; the game is saved, reload to let it try again"
+                ) from exc
             session.save()
             played.append({"seat": seat, "move": str(move)})
         return played
