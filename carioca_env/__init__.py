@@ -16,18 +16,8 @@ the project's guide and rulings say::
         game.apply(rng.choice(moves))        # raises IllegalMoveError for an illegal one
     print(game)                              # <Game deal 1 of 7 (contract 1: 2 trios), turn ...>
 
-The built-in agents (:mod:`agents`) play whole games; each acts on its own seat's
-:class:`PlayerView` only::
-
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
-
-    game = Game(GameConfig(num_players=3), seed=7)
-    players = [make_agent("heuristic", seed=seat) for seat in range(3)]
-    while not game.game_over:                # the heuristic closes every deal
-        seat = game.current_player
-        game.apply(players[seat].act(game.view(seat), game.legal_moves()))
-    print(game.totals, game.winners)         # [260, 107, 491] (1,)
+Agents that play whole games on their own seat's :class:`PlayerView` are an upper layer
+(the ``agents`` package builds on this one; this one imports nothing from it).
 
 Public names:
 
