@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments.argtypes import int_at_least, real_at_least
 from experiments.luck.features import FEATURE_VERSION, design
 from experiments.luck.value import ValueFunction, model_key
 
@@ -241,17 +242,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.luck.fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
-    p.add_argument("--deals", type=int, default=300)
+    p.add_argument("--deals", type=int_at_least(HELDOUT_EVERY), default=300)
     p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "learned"])
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-turns", type=int, default=600)
-    p.add_argument("--ridge", type=float, default=1.0)
+    p.add_argument("--seed", type=int_at_least(0), default=0)
+    p.add_argument("--max-turns", type=int_at_least(1), default=600)
+    p.add_argument("--ridge", type=real_at_least(0), default=1.0)
     p.add_argument("--out", default="runs/luck")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int_at_least(1), default=1)
     p.add_argument("--fit-only", action="store_true")
     a = p.parse_args(argv)
-    if a.deals < HELDOUT_EVERY or a.workers < 1 or a.seed < 0 or a.max_turns < 1 or a.ridge < 0:
-        p.error("--deals must be at least 5, --workers, --max-turns at least 1, --seed and --ridge not negative")
     cfg = FitConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.max_turns,
                     a.ridge, a.out, a.workers, a.fit_only)
     try:

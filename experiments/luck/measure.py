@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.argtypes import int_at_least
 from experiments.luck.fit import learned_spec
 from experiments.luck.value import shipped_value
 
@@ -134,14 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
-    p.add_argument("--decks", type=int, default=60)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--decks", type=int_at_least(2), default=60)
+    p.add_argument("--seed", type=int_at_least(0), default=2026)
+    p.add_argument("--workers", type=int_at_least(1), default=2)
     p.add_argument("--out", default="runs/luck-measure")
-    p.add_argument("--max-turns", type=int, default=2000)
+    p.add_argument("--max-turns", type=int_at_least(1), default=2000)
     a = p.parse_args(argv)
-    if a.decks < 2 or a.workers < 1 or a.seed < 0 or a.max_turns < 1:
-        p.error("--decks must be at least 2, --workers and --max-turns at least 1, --seed not negative")
     cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed, a.workers,
                         a.out, a.max_turns)
     try:
