@@ -28,8 +28,14 @@ decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out 
 that many milliseconds have passed (at least one round of the candidates, at most 4,096
 rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
+The belief the determinizations come from is the ``belief`` key (:mod:`agents.belief`):
+``uniform``, ``rule`` (the opponent model with the replay factor ``infer``) or
+``learned`` (the shipped learned model); the default ``auto`` is ``rule`` when ``infer``
+> 0 and ``uniform`` when it is 0, as before the key existed.
+
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
-``search:rollout=ppo:models/contract1,top=4``, ``search:infer=0`` (uniform determinizations).  Everything random comes from the
+``search:rollout=ppo:models/contract1,top=4``, ``search:infer=0`` (uniform determinizations),
+``search:belief=learned``.  Everything random comes from the
 agent's seed (and :meth:`reset`): same seed, same view, same decision.
 """
 
@@ -40,12 +46,12 @@ import time
 from collections.abc import Sequence
 
 from agents.base import Agent
+from agents.belief import BELIEFS, Belief, make_belief
 from agents.heuristic import HeuristicAgent
-from agents.opponent_model import DEFAULT_FACTOR, informed_determinization
+from agents.opponent_model import DEFAULT_FACTOR
 from agents.registry import Param, ParsedSpec
 from carioca_env import Game, Move, MoveKind, PlayerView
 from carioca_env.cards import hand_penalty
-from carioca_env.determinize import determinize_view
 
 #: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
 #: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts
@@ -72,6 +78,11 @@ SEARCH_PARAMS: dict[str, Param] = {
         "opponent model: unopened opponents' hidden cards replay this many draws per stock draw they made "
         "(agents.opponent_model; 0: uniform determinization)", minimum=0,
     ),
+    "belief": Param(
+        str, "auto", "what the determinizations believe the opponents hold (agents.belief): uniform, rule "
+        "(the opponent model, replay factor infer), learned (the shipped learned model); auto: rule if infer > 0, "
+        "else uniform", choices=("auto", *BELIEFS),
+    ),
 }
 
 
@@ -90,6 +101,7 @@ class SearchAgent:
         max_turns: int = 200,
         z: float = 1.5,
         infer: float = DEFAULT_FACTOR,
+        belief: str = "auto",
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
@@ -99,6 +111,10 @@ class SearchAgent:
             )
         self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
         self.infer = infer
+        if belief == "auto":
+            belief = "rule" if infer > 0 else "uniform"
+        #: where the determinizations come from (agents.belief); a ValueError for an unknown name
+        self.belief: Belief = make_belief(belief, infer)
         self.rollout_spec = str(rollout)  # a spec parsed (and checked) by the caller is built as it is
         self.guide = HeuristicAgent(seed)
         # one rollout agent per seat (built for 4; a table uses the first n)
@@ -174,11 +190,8 @@ class SearchAgent:
         return samples
 
     def determinize(self, view: PlayerView) -> Game:
-        """One determinization of ``view`` from the agent's generator: the opponent model
-        with ``infer`` > 0, else uniform."""
-        if self.infer > 0:
-            return informed_determinization(view, self.rng, self.infer)
-        return determinize_view(view, self.rng)
+        """One determinization of ``view`` from the agent's generator, drawn from its belief."""
+        return self.belief.sample(view, self.rng)
 
     def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
         """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""

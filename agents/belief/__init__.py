@@ -1,0 +1,148 @@
+"""Beliefs about the opponents' hidden cards, and determinizations drawn from them.
+
+A :class:`Belief` reads a seat's :class:`~carioca_env.PlayerView` and nothing else, and gives
+
+- :meth:`Belief.expected_hidden`: per seat, the expected count of each card type among
+  the cards of its hand the seat cannot see (an array ``(num_players, 53)``; a row sums
+  to that seat's hidden cards, the viewing seat's row is zero).  The cards an opponent
+  surely holds (``PlayerView.known_cards``: taken from the pile and not shown since) are
+  not hidden: its whole hand is those plus the hidden part;
+- :meth:`Belief.sample`: one full one-deal game consistent with the view (exact hand
+  sizes, the seat's own hand, the table, the pile and the surely-held cards in place, the
+  stock taking the rest), drawn from the belief with the caller's generator.
+
+Three beliefs, by name (:func:`make_belief`, search's ``belief=`` key):
+
+- ``uniform``: every arrangement of the unseen cards is equally likely
+  (:func:`carioca_env.determinize.determinize_view`);
+- ``rule``: today's rule model (:mod:`agents.opponent_model`): an unopened opponent's
+  hidden cards replay ``factor`` draws per stock draw it made, keeping what helps;
+- ``learned``: the shipped learned model (:mod:`agents.belief.learned`), fitted on game
+  records of the built-in agents.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from agents.opponent_model import DEFAULT_FACTOR, informed_determinization, informed_hidden
+from carioca_env import Game, PlayerView
+from carioca_env.cards import NUM_CARD_TYPES
+from carioca_env.determinize import determinize_view, hidden_slots, unseen_pool
+
+#: The belief names :func:`make_belief` and search's ``belief=`` accept.
+BELIEFS = ("uniform", "rule", "learned")
+
+#: Samples the rule model's expected counts average (it is a sampler, not a formula).
+RULE_SAMPLES = 64
+#: The fixed seed of those samples: the expectation is a function of the view alone.
+RULE_SEED = 20261203
+
+
+class Belief(ABC):
+    """What a seat believes the opponents hold, from its view alone (see the module docstring).
+
+    Attributes:
+        name: the belief's name (``uniform``, ``rule``, ``learned``).
+    """
+
+    name: str = "belief"
+
+    @abstractmethod
+    def expected_hidden(self, view: PlayerView) -> np.ndarray:
+        """Per seat, the expected count of each card type among its hidden cards, shape
+        ``(num_players, 53)``.
+
+        Raises:
+            InvalidPositionError: the view is inconsistent.
+        """
+
+    @abstractmethod
+    def sample(self, view: PlayerView, rng: random.Random) -> Game:
+        """A one-deal game consistent with ``view``, hidden cards drawn from the belief
+        with ``rng`` (same view, same generator state: same game).
+
+        Raises:
+            InvalidPositionError: the view is inconsistent.
+        """
+
+
+class UniformBelief(Belief):
+    """Every arrangement of the unseen cards equally likely."""
+
+    name = "uniform"
+
+    def expected_hidden(self, view: PlayerView) -> np.ndarray:
+        """Each seat's hidden places share every unseen card in proportion."""
+        pool = np.array(unseen_pool(view), dtype=float)
+        slots = hidden_slots(view)
+        total = pool.sum()
+        out = np.zeros((view.num_players, NUM_CARD_TYPES))
+        if total > 0:
+            for s, k in enumerate(slots):
+                out[s] = pool * (k / total)
+        return out
+
+    def sample(self, view: PlayerView, rng: random.Random) -> Game:
+        """:func:`carioca_env.determinize.determinize_view`."""
+        return determinize_view(view, rng)
+
+
+class RuleBelief(Belief):
+    """Today's rule model (:mod:`agents.opponent_model`) with its replay ``factor``."""
+
+    name = "rule"
+
+    def __init__(self, factor: float = DEFAULT_FACTOR, samples: int = RULE_SAMPLES) -> None:
+        if not factor >= 0 or samples < 1:
+            raise ValueError(f"factor must be >= 0 and samples >= 1, got {factor} and {samples}")
+        self.factor, self.samples = factor, samples
+
+    def expected_hidden(self, view: PlayerView) -> np.ndarray:
+        """The mean hidden counts of :data:`RULE_SAMPLES` samples drawn with a fixed seed."""
+        rng = random.Random(RULE_SEED)
+        out = np.zeros((view.num_players, NUM_CARD_TYPES))
+        for _ in range(self.samples):
+            hidden, _stock = informed_hidden(view, rng, self.factor)
+            for s, cards in enumerate(hidden):
+                for c in cards:
+                    out[s, c] += 1
+        return out / self.samples
+
+    def sample(self, view: PlayerView, rng: random.Random) -> Game:
+        """:func:`agents.opponent_model.informed_determinization`."""
+        return informed_determinization(view, rng, self.factor)
+
+
+def make_belief(name: str, factor: float = DEFAULT_FACTOR) -> Belief:
+    """The belief named ``name``: ``uniform``, ``rule`` (with the replay ``factor``),
+    ``learned`` (the shipped model), or a shipped learned model's name (``belief-v1``).
+
+    Raises:
+        ValueError: an unknown name.
+        agents.belief.model.BeliefModelError: a learned model that does not load.
+    """
+    if name == "uniform":
+        return UniformBelief()
+    if name == "rule":
+        return RuleBelief(factor)
+    from agents.belief.model import BELIEF_NAME, SHIPPED_BELIEF
+
+    if name == "learned" or BELIEF_NAME.match(name):
+        from agents.belief.learned import LearnedBelief
+
+        return LearnedBelief.load(SHIPPED_BELIEF if name == "learned" else name)
+    raise ValueError(f"unknown belief {name!r}; known: {', '.join(BELIEFS)} (or a shipped model such as belief-v1)")
+
+
+def hand_counts_of(game: Game, seat: int, view: PlayerView) -> np.ndarray:
+    """The true hidden counts of ``seat`` as ``view``'s seat would score a belief on them:
+    its hand minus the cards the view shows it surely holds (for measurements and tests;
+    an agent never has the game)."""
+    return np.array(game.hands[seat], dtype=float) - np.array(view.known_cards[seat], dtype=float)
+
+
+__all__ = ["BELIEFS", "Belief", "RuleBelief", "UniformBelief", "make_belief", "hand_counts_of"]

@@ -1,0 +1,68 @@
+"""The learned belief: a per-contract softmax over card features (:mod:`agents.belief.features`).
+
+For an opponent ``s`` with ``k`` hidden cards, one unseen copy of card type ``c`` has the
+weight ``exp(features[s, c] @ theta)``; :func:`agents.belief.sampling.inclusion` turns the
+weights into the probability that the copy is hidden in ``s``'s hand (summing to ``k``),
+and :func:`agents.belief.sampling.sample_game` draws determinizations with exactly those
+marginals.  The weights are fitted by ``experiments.belief`` on game records of the
+built-in agents, from decks no evaluation deals.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from agents.belief import Belief
+from agents.belief.features import view_features
+from agents.belief.model import SHIPPED_BELIEF, BeliefModel, load_belief_model
+from agents.belief.sampling import inclusion, sample_game
+from carioca_env import Game, PlayerView
+from carioca_env.cards import NUM_CARD_TYPES
+from carioca_env.determinize import hidden_slots, unseen_pool
+
+
+class LearnedBelief(Belief):
+    """A :class:`~agents.belief.model.BeliefModel` as a belief.
+
+    The weights of the last view asked about are kept, so the many samples a search draws
+    from one decision's view compute its features once.
+    """
+
+    name = "learned"
+
+    def __init__(self, model: BeliefModel) -> None:
+        self.model = model
+        self._cache: tuple[PlayerView, np.ndarray] | None = None
+
+    @classmethod
+    def load(cls, name: str | Path = SHIPPED_BELIEF) -> LearnedBelief:
+        """The belief of a shipped model's name or a model file (see :func:`load_belief_model`)."""
+        return cls(load_belief_model(name))
+
+    def weights(self, view: PlayerView) -> np.ndarray:
+        """Per seat and card type, the weight of one unseen copy, shape ``(num_players, 53)``
+        (ones in the viewing seat's row, which nothing draws from)."""
+        if self._cache is None or self._cache[0] is not view:
+            logits = view_features(view) @ self.model.theta(view.deal)
+            logits -= logits.max(axis=1, keepdims=True)  # a softmax: only differences matter
+            # floored so that no unseen card is impossible (a weight must stay positive)
+            self._cache = (view, np.exp(np.maximum(logits, -50.0)))
+        return self._cache[1]
+
+    def expected_hidden(self, view: PlayerView) -> np.ndarray:
+        """Per seat, unseen copies times :func:`inclusion` of its weights over all the unseen cards."""
+        pool = unseen_pool(view)
+        slots = hidden_slots(view)
+        w = self.weights(view)
+        out = np.zeros((view.num_players, NUM_CARD_TYPES))
+        for s, k in enumerate(slots):
+            if k:
+                out[s] = np.array(inclusion(w[s].tolist(), pool, k)) * np.array(pool)
+        return out
+
+    def sample(self, view: PlayerView, rng: random.Random) -> Game:
+        """:func:`agents.belief.sampling.sample_game` with this view's weights."""
+        return sample_game(view, self.weights(view).tolist(), rng)

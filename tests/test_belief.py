@@ -1,0 +1,226 @@
+"""Beliefs about the hidden hands (agents.belief): the interface, the exact-marginal
+sampler, the spec key of search, and that nothing hidden is read."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.allowlist import Allowlist
+from agents.belief import BELIEFS, RuleBelief, UniformBelief, make_belief
+from agents.belief.features import declined_cards
+from agents.belief.sampling import inclusion, sample_hidden, systematic_sample
+from agents.heuristic import HeuristicAgent
+from agents.registry import SpecError, make_agent
+from agents.search import SearchAgent
+from carioca_env import Game, GameConfig, MoveKind
+from carioca_env.cards import NUM_CARD_TYPES, cards_of
+from carioca_env.determinize import hidden_slots, unseen_pool
+
+
+def _heuristic_states(n: int, deal: int, seed: int, every: int = 5) -> list[Game]:
+    """States of a heuristic deal, every ``every`` moves."""
+    game = Game(GameConfig(n, (deal,)), seed=seed)
+    agents = [HeuristicAgent(seed + i) for i in range(n)]
+    out = []
+    while not game.game_over:
+        if len(game.moves) % every == 1:
+            out.append(game.clone())
+        s = game.current
+        game.apply(agents[s].act(game.view(s), game.legal_moves()))
+    return out
+
+
+def _states() -> list[Game]:
+    return [g for n, deal, seed in ((2, 4, 1), (3, 1, 2), (4, 6, 3), (2, 7, 4)) for g in _heuristic_states(n, deal, seed)][::2]
+
+
+def _beliefs() -> list:
+    return [UniformBelief(), RuleBelief(samples=8)]
+
+
+# ---------------------------------------------------------------------------- the interface
+
+
+def test_every_belief_keeps_the_view_and_the_surely_held_cards() -> None:
+    checked = 0
+    for k, game in enumerate(_states()):
+        seat = k % game.num_players
+        view = game.view(seat)
+        for belief in _beliefs():
+            det = belief.sample(view, random.Random(k))
+            assert det.view(seat) == view  # own hand, table, pile, sizes, known cards, history
+            for s in range(game.num_players):
+                assert det.hand_sizes[s] == view.hand_sizes[s]
+                assert all(det.hands[s][c] >= n for c, n in enumerate(view.known_cards[s]))
+            assert len(det.stock) == view.stock_size
+            assert belief.sample(view, random.Random(k)).hands == det.hands  # seeded
+            checked += 1
+    assert checked > 40
+
+
+def test_expected_hidden_counts_sum_to_the_hidden_places() -> None:
+    for k, game in enumerate(_states()[::3]):
+        seat = k % game.num_players
+        view = game.view(seat)
+        pool = np.array(unseen_pool(view), dtype=float)
+        slots = hidden_slots(view)
+        for belief in _beliefs():
+            e = belief.expected_hidden(view)
+            assert e.shape == (game.num_players, NUM_CARD_TYPES)
+            assert np.allclose(e.sum(axis=1), slots)
+            assert np.all(e >= 0) and np.all(e.sum(axis=0) <= pool + 1e-9)
+            assert not e[seat].any()
+        uniform = UniformBelief().expected_hidden(view)
+        for s in range(game.num_players):
+            if pool.sum():
+                assert np.allclose(uniform[s], pool * slots[s] / pool.sum())
+
+
+def test_make_belief_names() -> None:
+    assert isinstance(make_belief("uniform"), UniformBelief)
+    rule = make_belief("rule", 3.0)
+    assert isinstance(rule, RuleBelief) and rule.factor == 3.0
+    with pytest.raises(ValueError, match="unknown belief 'psychic'"):
+        make_belief("psychic")
+    assert BELIEFS == ("uniform", "rule", "learned")
+
+
+# ---------------------------------------------------------------------------- the sampler
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.floats(0.01, 100.0)), min_size=1, max_size=NUM_CARD_TYPES),
+    st.data(),
+)
+def test_inclusion_probabilities_sum_to_the_hand_and_stay_proportional_below_the_cap(
+        rows: list[tuple[int, float]], data: st.DataObject) -> None:
+    pool = [r[0] for r in rows]
+    weights = [r[1] for r in rows]
+    k = data.draw(st.integers(0, sum(pool)))
+    p = inclusion(weights, pool, k)
+    assert abs(sum(n * x for n, x in zip(pool, p)) - k) < 1e-6
+    assert all(0.0 <= x <= 1.0 for x in p)
+    assert all(x == 0.0 for n, x in zip(pool, p) if n == 0)
+    free = [(w, x) for n, w, x in zip(pool, weights, p) if n and x < 1.0 - 1e-12]
+    for (w1, x1), (w2, x2) in zip(free, free[1:]):
+        assert abs(x1 * w2 - x2 * w1) < 1e-6 * max(1.0, w1 * w2)  # same lam for every uncapped type
+    capped = [w for n, w, x in zip(pool, weights, p) if n and x >= 1.0 - 1e-12]
+    if capped and free:
+        assert min(capped) >= max(w for w, _ in free) * (1 - 1e-9)  # only the heaviest saturate
+
+
+def test_inclusion_refuses_impossible_hands() -> None:
+    with pytest.raises(ValueError, match="cannot come from"):
+        inclusion([1.0, 1.0], [1, 1], 3)
+    with pytest.raises(ValueError, match="positive weight"):
+        inclusion([1.0, 0.0], [1, 1], 1)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_systematic_samples_follow_the_marginals(seed: int) -> None:
+    """Chi-square over card types: the mean counts of 4,000 seeded samples against the
+    expected counts pool * p (each type's count is a sum of copies; the variance of a
+    count is bounded by its binomial variance, so the statistic is conservative)."""
+    rng = np.random.default_rng(seed)
+    pool = [int(x) for x in rng.integers(0, 3, size=NUM_CARD_TYPES)]
+    weights = list(np.exp(rng.normal(0, 1.2, size=NUM_CARD_TYPES)))
+    units = cards_of(pool)
+    k = 11
+    p = inclusion(weights, pool, k)
+    draws = 4000
+    counts = np.zeros(NUM_CARD_TYPES)
+    r = random.Random(seed)
+    for _ in range(draws):
+        chosen, left = systematic_sample(units, p, k, r)
+        assert len(chosen) == k and Counter(chosen) + Counter(left) == Counter(units)
+        for c in chosen:
+            counts[c] += 1
+    expected = np.array(pool) * np.array(p) * draws
+    live = (expected > 0) & (np.array(p) < 1.0 - 1e-12)
+    var = np.array(pool) * np.array(p) * (1 - np.array(p)) * draws  # binomial variance of a type's total
+    chi2 = float(((counts - expected)[live] ** 2 / var[live]).sum())
+    dof = int(live.sum())
+    # the 99.9% quantile of chi-square with dof degrees of freedom is below dof + 4.5 sqrt(2 dof) here
+    assert chi2 < dof + 4.5 * (2 * dof) ** 0.5, (chi2, dof)
+    assert np.all(counts[np.array(p) >= 1.0 - 1e-12] == (np.array(pool) * draws)[np.array(p) >= 1.0 - 1e-12])
+    # and it is not merely loose: the means match closely
+    assert np.max(np.abs(counts - expected)[live] / draws) < 0.05
+
+
+def test_sample_hidden_deals_exact_sizes_from_the_unseen_cards() -> None:
+    for k, game in enumerate(_states()[::2]):
+        seat = k % game.num_players
+        view = game.view(seat)
+        w = np.exp(np.random.default_rng(k).normal(size=(game.num_players, NUM_CARD_TYPES))).tolist()
+        hidden, stock = sample_hidden(view, w, random.Random(k))
+        assert [len(h) for h in hidden] == hidden_slots(view) and len(stock) == view.stock_size
+        assert Counter(c for h in hidden for c in h) + Counter(stock) == Counter(cards_of(unseen_pool(view)))
+        assert (hidden, stock) == sample_hidden(view, w, random.Random(k))
+    with pytest.raises(TypeError, match="random.Random"):
+        sample_hidden(view, w, np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------- features
+
+
+def test_declined_cards_replay_the_pile() -> None:
+    """The top discard each seat left when it drew from the stock, tracked on the real
+    game move by move, equals what the view's history reconstructs."""
+    for n, deal, seed in ((2, 1, 11), (3, 3, 12), (4, 7, 13)):
+        game = Game(GameConfig(n, (deal,)), seed=seed)
+        agents = [HeuristicAgent(seed + i) for i in range(n)]
+        truth = [[0] * NUM_CARD_TYPES for _ in range(n)]
+        steps = 0
+        while not game.game_over and not game.deal_results:
+            s = game.current
+            move = agents[s].act(game.view(s), game.legal_moves())
+            if move.kind is MoveKind.DRAW_STOCK and game.discard:
+                truth[s][game.discard[-1]] += 1
+            game.apply(move)
+            steps += 1
+            if not game.game_over and not game.deal_results and steps % 3 == 0:
+                for seat in range(n):
+                    assert declined_cards(game.view(seat)) == truth
+        assert sum(map(sum, truth)) > 3
+
+
+# ---------------------------------------------------------------------------- search's key
+
+
+def _decisions(spec: str, seed: int = 5) -> list:
+    game = Game(GameConfig(2, (1,)), seed=seed)
+    search = make_agent(spec, seed)
+    other = HeuristicAgent(seed + 1)
+    moves = []
+    while not game.game_over and len(moves) < 40:
+        s = game.current
+        legal = game.legal_moves()
+        move = (search if s == 0 else other).act(game.view(s), legal)
+        moves.append(move)
+        game.apply(move)
+    return moves
+
+
+def test_belief_key_maps_to_infer_and_changes_nothing_for_old_specs() -> None:
+    assert _decisions("search:sims=4") == _decisions("search:sims=4,belief=rule")
+    assert _decisions("search:sims=4,infer=0") == _decisions("search:sims=4,belief=uniform")
+    assert isinstance(make_agent("search").belief, RuleBelief)
+    assert isinstance(make_agent("search:infer=0").belief, UniformBelief)
+    assert make_agent("search:belief=rule,infer=3").belief.factor == 3.0
+
+
+def test_belief_key_is_checked_and_allowed() -> None:
+    with pytest.raises(SpecError, match="bad value for belief.*not one of auto, uniform, rule, learned"):
+        make_agent("search:belief=psychic")
+    parsed = Allowlist().check("search:belief=uniform,sims=8")
+    assert parsed.args["belief"] == "uniform"
+    with pytest.raises(SpecError):
+        Allowlist().check("search:belief=../../etc/passwd")
+    assert SearchAgent(belief="uniform").belief.name == "uniform"
