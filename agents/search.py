@@ -227,7 +227,9 @@ def rollout_value(game: Game, seat: int, policies: Sequence[Agent], policy_seed:
     while not game.game_over and len(game.moves) < limit:
         legal = game.legal_moves()
         s = game.current
-        game.apply(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal))
+        # the policy's answer among legal_moves(): played unchecked (apply_choice), the
+        # rollouts' main cost after the policies themselves
+        game.apply_choice(legal[0] if len(legal) == 1 else policies[s].act(game.view(s), legal), legal)
     if game.game_over:
         scores = game.deal_results[-1].scores
     else:

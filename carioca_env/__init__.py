@@ -29,7 +29,8 @@ Public names:
 - :class:`Game`: the state (``current_player``, ``phase``, ``hand(seat)``,
   ``table_melds()``, ``stock_size``, ``discard``, ``deal_number``, ``contract``,
   ``deal_results``, ``totals``, ``game_over``, ``winners``), ``legal_moves()``,
-  ``apply(move)`` (checked; ``apply_unchecked(move)`` for a move known to be legal),
+  ``apply(move)`` (checked; ``apply_unchecked(move)`` for a move known to be legal,
+  ``apply_choice(move, legal)`` for a policy's answer among ``legal_moves()``),
   ``view(seat)`` (a :class:`PlayerView`), ``from_deck`` for stacked
   deals (R16 refuses bad decks), ``to_record`` / ``from_record`` / ``save`` / ``load``;
   ``clone()`` (an independent copy, far cheaper than deepcopy), ``determinize(seat,

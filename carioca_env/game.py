@@ -384,6 +384,27 @@ class Game(GameRecords):
         self._EFFECTS[move.kind](self, move)
         self.moves.append(move)
 
+    def apply_choice(self, move: Move, legal: Sequence[Move]) -> None:
+        """Play ``move``, chosen from ``legal`` (:meth:`legal_moves` of this very position).
+
+        The fast path of loops that hand ``legal`` to a policy and play its answer (search
+        rollouts): a :class:`Move` equal to one of ``legal`` plays that element of
+        ``legal`` unchecked (:meth:`apply_unchecked`), so what is applied and recorded is
+        always the engine's own move; anything else goes through :meth:`apply` and is
+        refused as it would be there.
+
+        Raises:
+            ArgumentTypeError, MalformedMoveError, IllegalMoveError: as :meth:`apply`, for
+                a ``move`` that is not one of ``legal``.
+        """
+        # type() is Move: a subclass could answer == for anything
+        if type(move) is Move:
+            for m in legal:
+                if m == move:
+                    self.apply_unchecked(m)
+                    return
+        self.apply(move)
+
     def push(self, text: str) -> Move:
         """Parse a move's notation and apply it; returns the move."""
         move = parse_move(text)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,3 +134,107 @@ def test_encoder_equals_the_reference_across_recycled_stocks() -> None:
     """Random play of contract 7 runs the stock out: the pile is rebuilt (R13) between
     looks, and the encoder still equals the reference."""
     assert sum(_sparse_looks(seed, 2, 0.3, False, 4000) for seed in range(2)) >= 2
+
+
+# --- the callers of the fast path: search rollouts and replays of checked records
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), spec=st.sampled_from(["heuristic", "greedy", "random"]))
+def test_apply_choice_agrees_with_apply_on_every_move(seed: int, n: int, spec: str) -> None:
+    """``Game.apply_choice`` (what search rollouts play) leaves the state ``apply`` leaves
+    after every answer of the registered rollout policies (the heuristic builds some of its
+    moves itself: an equal move plays the engine's own one)."""
+    from agents.registry import make_agent
+
+    cfg = GameConfig(n, (1, 4))
+    checked, fast = Game(cfg, seed=seed), Game(cfg, seed=seed)
+    policies = [make_agent(spec, seed + s) for s in range(n)]
+    for _ in range(700):
+        if checked.game_over:
+            break
+        legal = fast.legal_moves()
+        move = policies[fast.current].act(fast.view(fast.current), legal)
+        checked.apply(move)
+        fast.apply_choice(move, legal)
+        assert _state(fast) == _state(checked), f"after {move}"
+        assert any(m is fast.moves[-1] for m in legal)  # the engine's own move is recorded
+
+
+def test_apply_choice_refuses_what_apply_refuses() -> None:
+    """A move that is not one of ``legal`` goes through the checked ``apply``: the same
+    error, nothing changed; a ``Move`` subclass that claims equality with everything is
+    checked too."""
+    from carioca_env import CariocaError, Move
+
+    class EqualToAll(Move):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = Move.__hash__
+
+    game = Game(GameConfig(2), seed=3)
+    game.apply(Move.draw_stock())
+    legal = game.legal_moves()
+    absent = next(c for c in range(53) if game.hands[game.current][c] == 0)
+    for bad in (Move.discard(absent), Move.draw_stock(), "discard 8S", EqualToAll.discard(absent)):
+        before = _state(game)
+        with pytest.raises(CariocaError) as checked:
+            game.apply(bad)  # type: ignore[arg-type]
+        with pytest.raises(type(checked.value)):
+            game.apply_choice(bad, legal)  # type: ignore[arg-type]
+        assert _state(game) == before
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), contract=st.integers(1, 7))
+def test_search_rollout_equals_the_checked_rollout(seed: int, n: int, contract: int) -> None:
+    """``agents.search.rollout_value`` (unchecked moves) ends a rollout in the very state,
+    with the very value, of the same rollout played through ``apply``."""
+    from agents.registry import make_agent
+    from agents.search import rollout_value
+    from carioca_env.cards import hand_penalty
+
+    game = Game(GameConfig(n, (contract,)), seed=seed)
+    policy = BiasedPolicy(random.Random(seed))
+    for _ in range(random.Random(seed).randrange(0, 30)):  # somewhere in the deal
+        if game.game_over:
+            return
+        game.apply(policy.choose(game))
+    det = game.determinize(game.current, random.Random(seed))
+    fast, checked = det.clone(), det.clone()
+    seat, max_moves = game.current, 300
+    value = rollout_value(fast, seat, [make_agent("heuristic", 7 + i) for i in range(4)], 11, max_moves)
+    policies = [make_agent("heuristic", 7 + i) for i in range(4)]
+    for s in range(n):
+        policies[s].reset(11 + s)
+    limit = len(checked.moves) + max_moves
+    while not checked.game_over and len(checked.moves) < limit:
+        legal = checked.legal_moves()
+        s = checked.current
+        checked.apply(legal[0] if len(legal) == 1 else policies[s].act(checked.view(s), legal))
+    scores = checked.deal_results[-1].scores if checked.game_over else \
+        tuple(hand_penalty(checked.hands[s]) for s in range(n))
+    assert value == (sum(scores) - scores[seat]) / (n - 1) - scores[seat]
+    assert _state(fast) == _state(checked)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_replayed_positions_equal_the_checked_replay_at_every_move(n: int) -> None:
+    """``Replay.game_at`` (checkpoints plus unchecked moves of a record checked once)
+    equals a checked replay of the record's first ``k`` moves, for every ``k``."""
+    from experiments.web.replays import build_replay
+
+    game = Game(GameConfig(n, (1, 2, 3)), seed=n)
+    policy = BiasedPolicy(random.Random(n), joker_runs=True)
+    while not game.game_over:
+        game.apply(policy.choose(game))
+    record = game.to_record()
+    replay = build_replay(record)
+    fresh, moves = Game.start_of_record(record)
+    kinds = set()
+    for k in range(replay.length + 1):
+        assert _state(replay.game_at(k)) == _state(fresh), k
+        if k < replay.length:
+            kinds.add(fresh.push(moves[k]).kind)
+    assert len(kinds) >= 5, kinds  # openings, lay-offs, discards and draws were replayed

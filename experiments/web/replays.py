@@ -3,7 +3,8 @@
 Opening a record replays it through the rules (every move checked, the stored scores
 compared, as ``carioca replay`` does) and keeps a copy of the game every
 :data:`CHECKPOINT_EVERY` moves; the position after move ``k`` is the nearest earlier
-copy, copied again, with the remaining moves pushed.  The cache is bounded and keyed by
+copy, copied again, with the remaining moves (checked once, when the record was opened)
+played unchecked.  The cache is bounded and keyed by
 the file's path, size and modification time, so an edited record is replayed anew.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from carioca_env import CariocaError, Game, RecordError
+from carioca_env import CariocaError, Game, RecordError, parse_move
 from experiments.web.discovery import read_json
 from experiments.web.frames import display_name
 from experiments.web.safepath import SafeRoot
@@ -54,7 +55,8 @@ class Replay:
         base = k // CHECKPOINT_EVERY
         game = copy.deepcopy(self.checkpoints[base])
         for text in self.moves[base * CHECKPOINT_EVERY:k]:
-            game.push(text)
+            # build_replay checked every move of this record: replay them unchecked
+            game.apply_unchecked(parse_move(text))
         return game
 
 
