@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from agents.allowlist import Allowlist
 from agents.belief import BELIEFS, RuleBelief, UniformBelief, make_belief
-from agents.belief.features import declined_cards
+from agents.belief.features import NUM_FEATURES, declined_cards
+from agents.belief.learned import LearnedBelief
+from agents.belief.model import BeliefModel
 from agents.belief.sampling import inclusion, sample_hidden, systematic_sample
 from agents.heuristic import HeuristicAgent
 from agents.registry import SpecError, make_agent
@@ -224,3 +226,155 @@ def test_belief_key_is_checked_and_allowed() -> None:
     with pytest.raises(SpecError):
         Allowlist().check("search:belief=../../etc/passwd")
     assert SearchAgent(belief="uniform").belief.name == "uniform"
+
+
+# ---------------------------------------------------------------------------- the learned belief
+
+
+def _random_model(seed: int = 0) -> BeliefModel:
+    rng = np.random.default_rng(seed)
+    return BeliefModel("belief-v0", {c: rng.normal(0, 0.5, NUM_FEATURES) for c in range(1, 8)}, {"test": True})
+
+
+def _learned(seed: int = 0) -> LearnedBelief:
+    return LearnedBelief(_random_model(seed))
+
+
+def test_learned_belief_keeps_the_view_and_its_expectation_sums_to_the_hidden_places() -> None:
+    belief = _learned()
+    for k, game in enumerate(_states()[::2]):
+        seat = k % game.num_players
+        view = game.view(seat)
+        det = belief.sample(view, random.Random(k))
+        assert det.view(seat) == view
+        assert belief.sample(view, random.Random(k)).hands == det.hands
+        e = belief.expected_hidden(view)
+        assert np.allclose(e.sum(axis=1), hidden_slots(view))
+        assert np.all(e <= np.array(unseen_pool(view)) + 1e-9) and not e[seat].any()
+
+
+def test_learned_samples_follow_the_learned_marginals() -> None:
+    """Chi-square, seeded: at 2 players (one opponent: the sampler's marginals are exact)
+    the mean hidden counts of 3,000 determinizations against the belief's expected counts."""
+    belief = _learned(3)
+    states = [g for g in _heuristic_states(2, 5, 21, every=9) if not g.opened[1]]
+    game = states[len(states) // 2]
+    view = game.view(0)
+    e = belief.expected_hidden(view)[1]
+    pool = np.array(unseen_pool(view), dtype=float)
+    assert np.std(e[pool > 0] / pool[pool > 0]) > 0.01  # the weights are far from uniform
+    draws = 3000
+    counts = np.zeros(NUM_CARD_TYPES)
+    rng = random.Random(7)
+    for _ in range(draws):
+        det = belief.sample(view, rng)
+        counts += np.array(det.hands[1]) - np.array(view.known_cards[1])
+    p = np.divide(e, pool, out=np.zeros_like(e), where=pool > 0)
+    live = (p > 0) & (p < 1 - 1e-12)
+    var = pool * p * (1 - p) * draws
+    chi2 = float(((counts - e * draws)[live] ** 2 / var[live]).sum())
+    dof = int(live.sum())
+    assert chi2 < dof + 4.5 * (2 * dof) ** 0.5, (chi2, dof)
+    # a sampler that ignored the weights would fail: the uniform expectation is far off
+    uni = UniformBelief().expected_hidden(view)[1] * draws
+    chi2_uniform = float(((counts - uni)[live] ** 2 / var[live]).sum())
+    assert chi2_uniform > dof + 4.5 * (2 * dof) ** 0.5
+
+
+class _Poison:
+    """Anything read from it raises: a hidden field a belief must never touch."""
+
+    def __getattr__(self, name: str):
+        raise AssertionError(f"hidden state read ({name})")
+
+    def __getitem__(self, key):
+        raise AssertionError("hidden state read")
+
+    def __iter__(self):
+        raise AssertionError("hidden state read")
+
+    def __len__(self):
+        raise AssertionError("hidden state read")
+
+
+@pytest.mark.parametrize("name", ["uniform", "rule", "learned"])
+def test_beliefs_read_only_the_view(name: str) -> None:
+    """Two games whose views are identical but whose hidden hands and stock differ give the
+    same expectation and the same samples; and a game whose hidden fields are poisoned
+    after its view is taken changes nothing either."""
+    belief = {"uniform": UniformBelief(), "rule": RuleBelief(samples=4), "learned": _learned(1)}[name]
+    differing = 0
+    for k, game in enumerate(_states()[::4]):
+        seat = game.current
+        view = game.view(seat)
+        other = game.determinize(seat, np.random.default_rng(k))
+        assert other.view(seat) == view
+        differing += (other.hands, other.stock) != (game.hands, game.stock)
+        a_exp, a_det = belief.expected_hidden(view), belief.sample(view, random.Random(k))
+        b_view = other.view(seat)
+        assert np.array_equal(a_exp, belief.expected_hidden(b_view))
+        b_det = belief.sample(b_view, random.Random(k))
+        assert (a_det.hands, a_det.stock) == (b_det.hands, b_det.stock)
+        poisoned = game.clone()
+        p_view = poisoned.view(seat)
+        for s in range(game.num_players):
+            if s != seat:
+                poisoned.hands[s] = _Poison()
+        poisoned.stock = _Poison()
+        poisoned.rng = _Poison()
+        assert np.array_equal(a_exp, belief.expected_hidden(p_view))
+        p_det = belief.sample(p_view, random.Random(k))
+        assert (a_det.hands, a_det.stock) == (p_det.hands, p_det.stock)
+    assert differing >= 3
+
+
+def test_search_with_the_learned_belief_reads_only_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.belief.learned as learned_mod
+
+    monkeypatch.setattr(learned_mod, "load_belief_model", lambda name: _random_model(2))
+    for k, game in enumerate(_states()[::9]):
+        seat = game.current
+        legal = game.legal_moves()
+        other = game.determinize(seat, np.random.default_rng(k))
+        if len(legal) > 1:
+            a = make_agent("search:sims=4,belief=learned", k).act(game.view(seat), legal)
+            b = make_agent("search:sims=4,belief=learned", k).act(other.view(seat), legal)
+            assert a == b
+
+
+# ---------------------------------------------------------------------------- model files
+
+
+def test_a_model_file_round_trips_and_its_fingerprint_is_checked(tmp_path) -> None:
+    from agents.belief.model import BeliefModelError, load_belief_model
+
+    model = _random_model(4)
+    path = model.save(tmp_path / "m.json")
+    back = load_belief_model(path)
+    assert back.fingerprint == model.fingerprint and back.meta == {"test": True}
+    assert all(np.allclose(back.weights[c], model.weights[c]) for c in model.weights)
+    text = path.read_text()
+    import json
+
+    data = json.loads(text)
+    data["weights"]["4"][0] += 1.0
+    (tmp_path / "altered.json").write_text(json.dumps(data))
+    with pytest.raises(BeliefModelError, match="fingerprint does not match"):
+        load_belief_model(tmp_path / "altered.json")
+    data = json.loads(text)
+    data["features"] = data["features"][:-1]
+    (tmp_path / "features.json").write_text(json.dumps(data))
+    with pytest.raises(BeliefModelError, match="other features"):
+        load_belief_model(tmp_path / "features.json")
+    data = json.loads(text)
+    data["weights"]["9"] = data["weights"]["4"]
+    (tmp_path / "contract.json").write_text(json.dumps(data))
+    with pytest.raises(BeliefModelError, match="no contract"):
+        load_belief_model(tmp_path / "contract.json")
+    (tmp_path / "junk.json").write_text("{not json")
+    with pytest.raises(BeliefModelError, match="not JSON"):
+        load_belief_model(tmp_path / "junk.json")
+    with pytest.raises(BeliefModelError, match="cannot read"):
+        load_belief_model(tmp_path / "missing.json")
+    with pytest.raises(BeliefModelError, match="no shipped belief model named 'belief-v99'"):
+        load_belief_model("belief-v99")

@@ -138,11 +138,4 @@ def make_belief(name: str, factor: float = DEFAULT_FACTOR) -> Belief:
     raise ValueError(f"unknown belief {name!r}; known: {', '.join(BELIEFS)} (or a shipped model such as belief-v1)")
 
 
-def hand_counts_of(game: Game, seat: int, view: PlayerView) -> np.ndarray:
-    """The true hidden counts of ``seat`` as ``view``'s seat would score a belief on them:
-    its hand minus the cards the view shows it surely holds (for measurements and tests;
-    an agent never has the game)."""
-    return np.array(game.hands[seat], dtype=float) - np.array(view.known_cards[seat], dtype=float)
-
-
-__all__ = ["BELIEFS", "Belief", "RuleBelief", "UniformBelief", "make_belief", "hand_counts_of"]
+__all__ = ["BELIEFS", "Belief", "RuleBelief", "UniformBelief", "make_belief"]

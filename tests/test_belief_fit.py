@@ -1,0 +1,154 @@
+"""Fitting and measuring the learned belief (experiments.belief): its decks are never an
+evaluation's, held-out deals are never recorded, the fit is a correct convex fit, and
+the commands refuse bad input with exit 2."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from experiments.belief import fit as fit_mod
+from experiments.belief.fit import FitConfig, newton, softmax_loss
+from experiments.belief.records import HELDOUT_EVERY, belief_seed, deal_indices, is_heldout, play_positions
+from experiments.tournament import TournamentConfig, deal_deck, derive_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_belief_decks_are_never_a_tournaments() -> None:
+    """The belief's deal seeds and decks against a tournament's, over seeds, contracts,
+    player counts and deck numbers: no seed and no dealt deck in common."""
+    ours, theirs = set(), set()
+    our_decks, their_decks = set(), set()
+    for seed in range(3):
+        for contract in range(1, 8):
+            for d in range(40):
+                theirs.add(derive_seed(seed, "deck", contract, d))
+                cards, _dealer, _g = deal_deck(TournamentConfig(agents=("heuristic", "greedy"), seed=seed), contract, d)
+                their_decks.add(tuple(cards))
+                for players in (2, 3, 4):
+                    s = belief_seed(seed, "deal", players, contract, d)
+                    ours.add(s)
+                    if players == 2:
+                        rng = random.Random(s)
+                        from carioca_env.cards import full_deck
+
+                        deck = full_deck()
+                        rng.shuffle(deck)
+                        our_decks.add(tuple(deck))
+    assert len(ours) == 3 * 7 * 40 * 3 and not ours & theirs
+    assert len(our_decks) == 3 * 7 * 40 and not our_decks & their_decks
+
+
+def test_heldout_deals_are_disjoint_and_never_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    train, held = deal_indices(20, heldout=False), deal_indices(20, heldout=True)
+    assert set(train).isdisjoint(held) and sorted(train + held) == list(range(20))
+    assert held == [d for d in range(20) if d % HELDOUT_EVERY == HELDOUT_EVERY - 1] and all(map(is_heldout, held))
+    seen: list[int] = []
+    real = fit_mod.collect
+
+    def spy(players, contract, deals, visit, **kw):
+        seen.extend(deals)
+        return real(players, contract, deals, visit, **kw)
+
+    monkeypatch.setattr(fit_mod, "collect", spy)
+    cfg = FitConfig(players=(2,), contracts=(1, 4), deals=10, agents=("heuristic", "greedy"), out=str(tmp_path))
+    model = fit_mod.run(cfg)
+    assert seen and not any(is_heldout(d) for d in seen)
+    with np.load(tmp_path / "examples-p2-c1.npz") as data:
+        assert not any(is_heldout(int(d)) for d in data["deal"])
+        assert data["x"].shape[1:] == (53, len(model.weights[1]))
+        assert np.all(data["hidden"] <= data["pool"])  # a hidden card is always an unseen one
+    from agents.belief.model import load_belief_model
+
+    back = load_belief_model(tmp_path / "belief-v1.json")
+    assert back.fingerprint == model.fingerprint and set(back.weights) == {1, 4}
+    assert back.meta["seed_namespace"] == "carioca-belief" and "held out" in back.meta["heldout_rule"]
+
+
+def test_positions_are_seeded_and_their_truth_is_the_hidden_part() -> None:
+    a = list(play_positions(2, 3, 7, agents=("heuristic", "greedy")))
+    b = list(play_positions(2, 3, 7, agents=("heuristic", "greedy")))
+    assert len(a) > 3 and [p.view for p in a] == [p.view for p in b]
+    for pos in a:
+        from carioca_env.determinize import hidden_slots
+
+        assert list(pos.hidden.sum(axis=1).astype(int)) == hidden_slots(pos.view)
+        assert np.all(pos.hidden >= 0)
+
+
+def test_the_loss_gradient_and_hessian_are_right() -> None:
+    rng = np.random.default_rng(0)
+    n, c, f = 30, 53, 6
+    x = rng.normal(size=(n, c, f))
+    pool = rng.integers(0, 3, size=(n, c)).astype(float)
+    pool[:, 0] = 2
+    logpool = np.where(pool > 0, np.log(np.maximum(pool, 1)), -np.inf)
+    hidden = np.zeros((n, c))
+    for i in range(n):
+        hidden[i, rng.choice(np.flatnonzero(pool[i]), size=4)] += 1
+    target = hidden / hidden.sum(axis=1, keepdims=True)
+    theta = rng.normal(size=f)
+    loss, grad, hess = softmax_loss(theta, x, logpool, target, 0.1)
+    eps = 1e-6
+    for j in range(f):
+        d = np.zeros(f)
+        d[j] = eps
+        lp, gp, _ = softmax_loss(theta + d, x, logpool, target, 0.1)
+        lm, gm, _ = softmax_loss(theta - d, x, logpool, target, 0.1)
+        assert abs((lp - lm) / (2 * eps) - grad[j]) < 1e-5
+        assert np.allclose((gp - gm) / (2 * eps), hess[:, j], atol=1e-5)
+
+
+def test_newton_recovers_the_weights_that_made_the_data() -> None:
+    rng = np.random.default_rng(1)
+    n, c, f = 3000, 53, 4
+    x = rng.normal(size=(n, c, f))
+    pool = np.full((n, c), 2.0)
+    true = np.array([1.0, -0.5, 0.3, 0.0])
+    z = x @ true
+    q = np.exp(z - z.max(axis=1, keepdims=True))
+    q /= q.sum(axis=1, keepdims=True)
+    hidden = np.array([rng.multinomial(3, qi) for qi in q], dtype=float)
+    theta, loss = newton(x, pool, hidden, l2=0.0)
+    assert np.allclose(theta, true, atol=0.08), theta
+    assert loss < softmax_loss(np.zeros(f), x, np.log(pool), hidden / 3, 0.0)[0]
+
+
+@pytest.mark.parametrize("module,args,words", [
+    ("fit", ["--deals", "2"], "--deals"),
+    ("fit", ["--name", "mine"], "belief-vN"),
+    ("fit", ["--record-prob", "2"], "--record-prob"),
+    ("fit", ["--agents", "nosuch"], "unknown agent"),
+    ("measure", ["--model", "/nonexistent/m.json"], "--model"),
+    ("measure", ["--record-prob", "0"], "--record-prob"),
+])
+def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", f"experiments.belief.{module}", *args, "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_measure_scores_every_belief(tmp_path: Path) -> None:
+    from agents.belief.features import NUM_FEATURES
+    from agents.belief.model import BeliefModel
+    from experiments.belief.measure import MeasureConfig, run
+
+    model = BeliefModel("belief-v0", {4: np.zeros(NUM_FEATURES)})
+    path = model.save(tmp_path / "zero.json")
+    cfg = MeasureConfig(contracts=(4,), deals=10, agents=("heuristic",), model=str(path), rule_samples=4,
+                        out=str(tmp_path / "m"), plot=str(tmp_path / "m" / "cal.png"))
+    result = run(cfg, log=lambda m: None)
+    b = result["beliefs"]
+    # zero weights are the uniform belief: the same log-loss, a zero paired difference
+    assert b["learned"]["log_loss"] == pytest.approx(b["uniform"]["log_loss"], abs=1e-9)
+    assert result["differences"]["learned - uniform"]["mean"] == pytest.approx(0.0, abs=1e-9)
+    assert b["uniform"]["pairs"] > 0 and (tmp_path / "m" / "cal.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "m" / "belief-measure.json").read_text())["beliefs"].keys() == b.keys()
