@@ -21,6 +21,9 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
   :data:`agents.heuristic.DEFAULT_PARAMS` as a float (``heuristic:w_def=12,w_pen=0.05``).
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``max_turns``, ``z``, ``infer``, ``belief`` (see :mod:`agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
+- ``cheat-search``: ``search``'s keys; a labelled reference cheat that searches with the
+  opponents' true hands (:mod:`agents.cheat`): only ``carioca tournament`` shows it the
+  game, ``carioca serve`` refuses it.
 
 Building is two steps, so a caller can check a spec before anything runs:
 :func:`parse_spec` parses it (nested specs too) into a :class:`ParsedSpec`, importing
@@ -369,6 +372,7 @@ def make_agent(spec: str | ParsedSpec, seed: int = 0) -> Agent:
 def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
+    from agents.cheat import CHEAT_NAME, CheatSearchAgent
     from agents.greedy import GreedyAgent
     from agents.heuristic import HEURISTIC_PARAMS, make_heuristic
     from agents.random_agent import RandomAgent
@@ -378,6 +382,8 @@ def _load_builtins() -> None:
     register("greedy", lambda seed: GreedyAgent(seed), params={})
     register("heuristic", make_heuristic, params=HEURISTIC_PARAMS)
     register("search", lambda seed, **kw: SearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
+    # a reference cheat (the opponents' true hands): only runners that show it the game play it
+    register(CHEAT_NAME, lambda seed, **kw: CheatSearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
     register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder, "
                                                      "or a shipped model's name", kind="model")},
              default_key="path")

@@ -84,6 +84,7 @@ def play_chunk(config: TournamentConfig, chunk: Sequence[Task], record_every: in
 
 
 def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcome:
+    from agents.cheat import show_true_game
     from carioca_env import MoveKind, cards_str
     from carioca_env.cards import hand_penalty
 
@@ -115,6 +116,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         was_open = game.opened[seat]
         results_before = len(game.deal_results)
         try:
+            show_true_game(agents[seat], game)  # a labelled reference cheat only (agents.cheat)
             move = agents[seat].act(game.view(seat), legal)
             if tracker is not None:
                 tracker.before(game, move)

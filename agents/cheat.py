@@ -1,0 +1,96 @@
+"""``cheat-search``: :class:`~agents.search.SearchAgent` that knows the opponents' true hands.
+
+A **labelled cheat, for reference only**: it measures how much a perfect belief about
+the hidden hands would be worth to search (the value of information), the ceiling that a
+belief model (uniform, the rule model, a learned one) can approach. It is not a player:
+
+- it reads what its seat cannot see, so it plays only where the runner shows it the true
+  game before each decision (:func:`show_true_game`, which ``carioca tournament`` calls);
+  anywhere else its :meth:`~CheatSearchAgent.act` raises :class:`CheatNotShown` rather
+  than quietly playing as an honest search;
+- ``carioca serve`` never offers it: its name is not in
+  :data:`agents.allowlist.BUILTIN_AGENTS`, so a request naming it is refused.
+
+Its determinizations keep every opponent's true hand and deal only the stock, in a random
+order from the agent's generator (the stock's order is not known to it either): what the
+issue's "true hands, stock reshuffled" reference measures. Everything else (candidates,
+budget, rollouts, the choice rule, the spec keys) is :class:`~agents.search.SearchAgent`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agents.search import SearchAgent
+from carioca_env import Game, Move, PlayerView
+from carioca_env.cards import cards_of
+from carioca_env.determinize import game_from_view
+from carioca_env.errors import CariocaError
+
+#: The registered name: it says what the agent is.
+CHEAT_NAME = "cheat-search"
+
+
+class CheatNotShown(CariocaError, RuntimeError):
+    """A cheat asked to act without the runner having shown it the true game."""
+
+
+class CheatSearchAgent(SearchAgent):
+    """Search whose determinizations use the opponents' true hands (see the module docstring)."""
+
+    name = CHEAT_NAME
+    #: Runners check this flag to know that the agent must see the true game.
+    cheat = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._game: Game | None = None  # shown for the next decision
+        self._true: Game | None = None  # the game of the decision being searched
+
+    def show(self, game: Game) -> None:
+        """The true game of the next decision (read only; never kept past it)."""
+        self._game = game
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """Search with the true hands of the game shown by :meth:`show` for this decision.
+
+        Raises:
+            CheatNotShown: no game was shown, or it is not the game of ``view``.
+        """
+        game, self._game = self._game, None
+        if game is None:
+            raise CheatNotShown(
+                f"{CHEAT_NAME} is a reference cheat: it plays only where the runner shows it the true game "
+                "(carioca tournament), not here"
+            )
+        if game.view(view.seat) != view:
+            raise CheatNotShown(f"{CHEAT_NAME} was shown a game that is not the one of its view")
+        self._true = game
+        try:
+            return super().act(view, legal)
+        finally:
+            self._true = None
+
+    def determinize(self, view: PlayerView) -> Game:
+        """The true hands, the stock's cards in a random order from the agent's generator."""
+        game = self._true
+        if game is None:  # only act() searches, and it sets the game first
+            raise CheatNotShown(f"{CHEAT_NAME} searches only inside act(), with the true game shown")
+        hidden: list[tuple[int, ...]] = []
+        for s in range(view.num_players):
+            if s == view.seat:
+                hidden.append(())
+            else:
+                rest = [a - b for a, b in zip(game.hands[s], view.known_cards[s])]
+                hidden.append(tuple(cards_of(rest)))
+        stock = list(game.stock)
+        self.rng.shuffle(stock)
+        return game_from_view(view, hidden, stock, self.rng.getrandbits(63))
+
+
+def show_true_game(agent: Any, game: Game) -> None:
+    """Show ``game`` to ``agent`` if it is a labelled cheat (``agent.cheat``), else nothing:
+    what a runner that allows reference cheats calls before each ``act``."""
+    if getattr(agent, "cheat", False) is True:
+        agent.show(game)
