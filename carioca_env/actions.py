@@ -75,8 +75,8 @@ def opening_meld_vocabulary() -> tuple[Meld, ...]:
         for suits in combinations_with_replacement(range(NUM_SUITS), 3):
             if len(set(suits)) > 1:  # three naturals of one suit need three packs
                 trios.append(Meld.trio(rank, suits))
-        for suits in combinations_with_replacement(range(NUM_SUITS), 2):
-            trios.append(Meld.trio(rank, suits, 1))
+        for pair in combinations_with_replacement(range(NUM_SUITS), 2):
+            trios.append(Meld.trio(rank, pair, 1))
     runs = []
     for suit in range(NUM_SUITS):
         for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):

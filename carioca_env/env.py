@@ -56,7 +56,7 @@ import random
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -172,7 +172,7 @@ def _render_hand(cards: Sequence[int]) -> str:
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     """The AEC environment; see the module docstring.  Build it with :func:`env`."""
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "carioca_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "name": "carioca_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, config: EnvConfig | None = None, **options: Any) -> None:
         super().__init__()
@@ -199,7 +199,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 "action_mask": spaces.Box(low=0, high=1, shape=(self.table.size,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(self.table.size)
+        act_space: spaces.Discrete = spaces.Discrete(self.table.size)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         #: the space of :meth:`state`: every seat's observation, then the stock, then who acts
@@ -326,7 +326,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[game.current_player]
         self._deals_seen = 0
         self._set_infos()
@@ -391,7 +391,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 raise state.illegal(a)  # before anything changed: a refusal changes nothing
             self._cumulative_rewards[agent] = 0.0
             self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.rewards[agent] = self.config.illegal_reward
+            self.rewards[agent] = cast(float, self.config.illegal_reward)  # never None after __post_init__
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos[agent] = {**self.infos[agent], "illegal_action": action}
             self._accumulate_rewards()
@@ -458,8 +458,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def _render_rgb(self, seat: int) -> np.ndarray:
         from carioca_env.rendering import draw_table
 
-        game, state = self.game, self.carioca_state
-        pending = state.pending if seat == game.current_player else ()  # type: ignore[union-attr]
+        game, state = self.game, self._live()
+        pending = state.pending if seat == game.current_player else ()
         hands = {s: game.hand(s) for s in range(game.num_players)} if self.config.render_all_hands else None
         return draw_table(game.view(seat), pending, hands)
 
@@ -475,8 +475,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             lines.append(f"{marker}player_{seat} [{game.hand_sizes[seat]} cards] {melds}")
             if self.config.render_all_hands or (seat == game.current_player and not game.game_over):
                 lines.append(f"   hand: {_render_hand(game.hand(seat))}")
-        if self.carioca_state.pending:  # type: ignore[union-attr]
-            lines.append("   choosing opening: " + " / ".join(m.render() for m in self.carioca_state.pending))  # type: ignore[union-attr]
+        pending = self._live().pending
+        if pending:
+            lines.append("   choosing opening: " + " / ".join(m.render() for m in pending))
         if game.game_over:
             lines.append(f"game over: winners {list(game.winners)}")
         return "\n".join(lines)

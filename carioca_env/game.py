@@ -225,7 +225,7 @@ class Game(GameRecords):
         self.table: list[list[TableMeld]] = [[] for _ in range(n)]
         self.table_version += 1
         self.opened = [False] * n
-        self.picked = [[] for _ in range(n)]
+        self.picked: list[list[int]] = [[] for _ in range(n)]
         self.known = [[0] * NUM_CARD_TYPES for _ in range(n)]
         self.discarded = [[0] * NUM_CARD_TYPES for _ in range(n)]
         self.history: list[PublicEvent] = []

@@ -233,7 +233,7 @@ _TARGET_KINDS = (MoveKind.LAY_OFF, MoveKind.SWAP)
 
 
 def _is_card(c: object) -> bool:
-    return type(c) is int and 0 <= c < NUM_CARD_TYPES  # type: ignore[operator]
+    return type(c) is int and 0 <= c < NUM_CARD_TYPES
 
 
 def check_well_formed(move: Move) -> None:

@@ -102,7 +102,7 @@ _FULL = 0b1111
 _ONE_MISSING = {_FULL ^ (1 << i): i for i in range(RUN_SIZE)}
 
 
-def _trio_lookup() -> tuple[dict[tuple[int, int, int, int, bool], tuple[Meld, ...]], ...]:
+def _trio_lookup() -> tuple[dict[tuple[int, ...], tuple[Meld, ...]], ...]:
     """Per rank: (copies held per suit, 0..2; holds a joker) -> the trios of
     :data:`_TRIOS` that hand can lay, in table order (built once, 162 keys a rank)."""
     lookup = []
@@ -170,7 +170,7 @@ def _suit_runs(suit: int, held: tuple[int, ...], joker: bool) -> tuple[Meld, ...
 
 def _take(counts: list[int], meld: Meld) -> bool:
     """Remove the meld's cards from ``counts``; undo and return False if they are not there."""
-    taken = []
+    taken: list[int] = []
     for c in meld.cards:
         if counts[c] == 0:
             for t in taken:

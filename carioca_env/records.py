@@ -16,14 +16,16 @@ import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from carioca_env.cards import DECK_SIZE, card_str, parse_card
 from carioca_env.errors import CariocaError, RecordError, excerpt
 from carioca_env.game_config import GameConfig
 
-if TYPE_CHECKING:  # the game imports this module: the name only, for the annotations
-    from carioca_env.game import Game
+if TYPE_CHECKING:  # the game imports this module: the names only, for the annotations
+    from carioca_env.game import Game, _DealStart
+    from carioca_env.moves import Move as _Move
+    from carioca_env.view import DealResult
 
 RECORD_FORMAT = "carioca-game-record"
 RECORD_VERSION = 1
@@ -130,6 +132,24 @@ class GameRecords:
     (``_start``), and ``from_deck`` / ``push`` to replay.
     """
 
+    if TYPE_CHECKING:  # what Game provides; declared for the type checker only
+        config: GameConfig
+        seed: int
+        _start: _DealStart
+        moves: list[_Move]
+        deal_results: list[DealResult]
+        totals: list[int]
+        num_players: int
+
+        def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None: ...
+
+        @classmethod
+        def from_deck(
+            cls, deck: Sequence[int], dealer: int, config: GameConfig | None = None, seed: int = 0
+        ) -> Game: ...
+
+        def push(self, text: str) -> _Move: ...
+
     def to_record(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
         """The game as a JSON-ready record (format ``carioca-game-record``, version 1).
 
@@ -192,9 +212,10 @@ class GameRecords:
                     raise RecordError(
                         f"'deck' must be a list of {DECK_SIZE} card notations like '8S', got {excerpt(deck)}"
                     )
-                game = cls.from_deck([parse_card(c) for c in deck], record.get("dealer"), config, seed)
+                dealer: Any = record.get("dealer")  # from_deck checks that it is a seat
+                game = cls.from_deck([parse_card(c) for c in deck], dealer, config, seed)
             else:
-                game = cls(config, seed)
+                game = cast("Game", cls(config, seed))  # cls is Game or a subclass
         except CariocaError as exc:
             raise RecordError(f"corrupt record header: {exc}") from exc
         agents = record.get("agents")

@@ -69,7 +69,7 @@ class _Driver(ABC):
         """Start a new episode."""
 
     @abstractmethod
-    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray | None, mask: np.ndarray) -> int:
+    def __call__(self, state: CariocaState, seat: int, mask: np.ndarray) -> int:
         """The action id the policy plays for ``seat``."""
 
 
@@ -80,7 +80,7 @@ class _RandomDriver(_Driver):
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+    def __call__(self, state: CariocaState, seat: int, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         return int(legal[self.rng.integers(len(legal))])
 
@@ -89,8 +89,8 @@ class _CallableDriver(_Driver):
     def __init__(self, fn: ObsPolicy) -> None:
         self.fn = fn
 
-    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
-        return self.fn(obs, mask)  # no int(): the env checks the type (0.7 is no action 0)
+    def __call__(self, state: CariocaState, seat: int, mask: np.ndarray) -> int:
+        return self.fn(state.observe(seat), mask)  # no int(): the env checks the type (0.7 is no action 0)
 
 
 class _AgentDriver(_Driver):
@@ -104,7 +104,7 @@ class _AgentDriver(_Driver):
         self.queue = []
         self.agent.reset(seed)
 
-    def __call__(self, state: CariocaState, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+    def __call__(self, state: CariocaState, seat: int, mask: np.ndarray) -> int:
         if self.queue:
             return self.queue.pop(0)
         game = state.game
@@ -281,21 +281,20 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         while aec.agent_selection != me and not (aec.terminations[me] or aec.truncations[me]):
             seat = aec.possible_agents.index(aec.agent_selection)
             driver = self.drivers[(seat - self.seat - 1) % n]
-            mask = aec.carioca_state.mask()  # type: ignore[union-attr]
-            obs = aec.carioca_state.observe(seat) if isinstance(driver, _CallableDriver) else None  # type: ignore[union-attr]
-            state = aec.carioca_state
-            chosen = driver(state, seat, obs, mask)  # type: ignore[arg-type]
+            state = aec._live()
+            mask = state.mask()
+            chosen = driver(state, seat, mask)
             action = None if chosen is None else action_id(chosen, aec.table.size)
             # an opponent's illegal action is a bug of the opponent, whatever illegal_action
             # says (that option is the learner's): it must not end the episode as a penalty
-            if action is None or not state.is_legal(action):  # type: ignore[union-attr]
-                raise state.illegal(action)  # type: ignore[union-attr]
+            if action is None or not state.is_legal(action):
+                raise state.illegal(action)
             aec.step(action)
             reward += aec.rewards[me]
         return reward
 
     def _obs_info(self) -> tuple[np.ndarray, dict[str, Any]]:
-        obs = self.aec.carioca_state.observe(self.seat)  # type: ignore[union-attr]
+        obs = self.aec._live().observe(self.seat)
         info = dict(self.aec.infos[self.agent])
         if self.mask_in_info:
             info["action_mask"] = self.aec.action_mask(self.agent)
@@ -305,7 +304,7 @@ class CariocaSingleAgentEnv(gymnasium.Env):
         info["learner_seat"] = self.seat
         return obs, info
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium types it with an unbound TypeVar
         """Render the table as the AEC env does; an ``rgb_array`` frame is the learner's view.
 
         Refused, like every call but reset, once the episode is broken.

@@ -109,7 +109,7 @@ class Analysis:
     def extensions(self) -> frozenset[int]:
         """Card types that would fit the plan's melds once laid (another card of a
         trio's rank, the card below or above a run): sure lay-offs after opening."""
-        out = set()
+        out: set[int] = set()
         for r in self.plan_ranks:
             out.update((r - 1, 12 + r, 25 + r, 38 + r))
         for s, lo in self.plan_windows:
@@ -235,7 +235,7 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool) ->
             # complete one takes none, or holds a joker and releases one of its cards
             # to a later meld
             if full != w:
-                opts = ((full, jl > 0),)
+                opts: tuple[tuple[int, bool], ...] = ((full, jl > 0),)
                 if strict and jl and (rem > 1 or trios) and full & (full - 1):
                     # ties only: the joker covers a held card released to a later meld,
                     # leaving a gap open (the gap's card is then an out)

@@ -83,7 +83,7 @@ def plan_layoffs(hand: Sequence[int], melds: list[SimMeld], limit: int = 400) ->
     nodes = [0]
 
     def options(cards_left: list[int], ms: list[SimMeld]) -> list[tuple]:
-        opts = []
+        opts: list[tuple[str, int, int, int | None]] = []
         seen = set()
         for card in cards_left:
             if card in seen:
