@@ -137,6 +137,12 @@ class AdvicePriorHead(nn.Module):
     tables are buffers rebuilt from the spec, not saved.
     """
 
+    #: the fixed index tables, registered as buffers in __init__ (declared for the type checker)
+    levels: torch.Tensor
+    kinds: torch.Tensor
+    lay: torch.Tensor
+    swap: torch.Tensor
+
     def __init__(self, base: nn.Linear, spec: dict[str, Any]) -> None:
         super().__init__()
         from carioca_env.actions import ActionKind

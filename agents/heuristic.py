@@ -257,7 +257,12 @@ class HeuristicAgent(SeededAgent):
         kind, card, mi, end = steps[0]
         m = table[mi]
         e = None if end is None else End(end)
-        move = Move.lay_off(card, m.owner, m.index, e) if kind == "lay" else Move.swap(card, m.owner, m.index, e)
+        if kind == "lay":
+            move = Move.lay_off(card, m.owner, m.index, e)
+        elif e is not None:  # a swap always names the run's end that frees the joker
+            move = Move.swap(card, m.owner, m.index, e)
+        else:
+            return None
         if move in legal:
             return move
         sheds = [x for x in legal if x.kind in (MoveKind.LAY_OFF, MoveKind.SWAP)]
@@ -434,7 +439,7 @@ class HeuristicAgent(SeededAgent):
         if not closes and p["w_ext"]:
             ext = whole.extensions()
             if not p.get("ext_runs", 1.0):
-                ext = {x for x in ext if x == JOKER or rank_of(x) in whole.plan_ranks}
+                ext = frozenset(x for x in ext if x == JOKER or rank_of(x) in whole.plan_ranks)
             later |= ext
         rest = []
         scored: list[tuple[float, int]] = []
