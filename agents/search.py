@@ -21,7 +21,11 @@ For a decision with a real choice the agent
      penalties of the hands it reached), and plays the heuristic's move unless another
      candidate beats it on the same determinizations by more than ``z`` standard errors
      of the paired difference (then the best such one).  Not a plain argmax of the means: a
-     deal's penalty difference varies far more than the candidates differ.
+     deal's penalty difference varies far more than the candidates differ.  In a contract
+     whose opening closes the deal (6 and 7, R12) the bar is ``race_z`` instead: such a
+     deal is a race that the loser pays with its whole hand, so a rollout is worth all or
+     nothing and the few rollouts of a decision cannot tell candidates apart; at the
+     lower bar most deviations there are noise.
 
 A decision with one legal move costs nothing.  The budget is ``sims`` rollouts per
 decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out until
@@ -61,6 +65,9 @@ from carioca_env.cards import hand_penalty
 #: is many times slower: ``carioca bench --only clone`` measures it.
 DEFAULT_SIMS = 32
 
+#: The ``z`` of the contracts whose opening closes the deal (:func:`opening_closes`).
+DEFAULT_RACE_Z = 2.5
+
 #: Rollouts at most when a time budget (``ms``) is set.
 MAX_TIMED_SIMS = 4096
 
@@ -73,6 +80,7 @@ SEARCH_PARAMS: dict[str, Param] = {
     "top": Param(int, 3, "discards evaluated: the heuristic's best ones", minimum=1),
     "max_turns": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
     "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
+    "race_z": Param(float, DEFAULT_RACE_Z, "z in the contracts whose opening closes the deal (6 and 7, R12)", minimum=0),
     "infer": Param(
         float, DEFAULT_FACTOR,
         "opponent model: unopened opponents' hidden cards replay this many draws per stock draw they made "
@@ -102,6 +110,7 @@ class SearchAgent:
         z: float = 1.5,
         infer: float = DEFAULT_FACTOR,
         belief: str = "auto",
+        race_z: float = DEFAULT_RACE_Z,
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
@@ -110,6 +119,7 @@ class SearchAgent:
                 f"sims, top and max_turns must be >= 1 and ms and infer >= 0, got {sims}, {top}, {max_turns}, {ms}, {infer}"
             )
         self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
+        self.race_z = race_z
         self.infer = infer
         if belief == "auto":
             belief = "rule" if infer > 0 else "uniform"
@@ -140,13 +150,15 @@ class SearchAgent:
         if len(candidates) == 1:
             return candidates[0]
         self.searched += 1
-        return candidates[self.choose(self.evaluate(view, candidates))]
+        z = self.race_z if opening_closes(view) else self.z
+        return candidates[self.choose(self.evaluate(view, candidates), z)]
 
-    def choose(self, samples: list[list[float]]) -> int:
+    def choose(self, samples: list[list[float]], z: float | None = None) -> int:
         """Index of the candidate to play: the heuristic's (0) unless another beats it on
-        the shared determinizations by more than ``z`` standard errors of the paired
-        difference (a noisy argmax over a few rollouts of a high-variance deal is worse
-        than the heuristic's own choice)."""
+        the shared determinizations by more than ``z`` (default: the agent's ``z``)
+        standard errors of the paired difference (a noisy argmax over a few rollouts of a
+        high-variance deal is worse than the heuristic's own choice)."""
+        z = self.z if z is None else z
         base = samples[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(samples)):
@@ -156,7 +168,7 @@ class SearchAgent:
                 continue
             mean = sum(diffs) / m
             var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
-            if mean > best_gain and mean > self.z * (var / m) ** 0.5:
+            if mean > best_gain and mean > z * (var / m) ** 0.5:
                 best, best_gain = i, mean
         return best
 
@@ -196,6 +208,12 @@ class SearchAgent:
     def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
         """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""
         return rollout_value(game, seat, self.policies, policy_seed, 4 * self.max_turns)  # a turn is a few moves
+
+
+def opening_closes(view: PlayerView) -> bool:
+    """Whether the contract of ``view`` lays the whole hand, so that opening goes out at
+    once (contracts 6 and 7, R12)."""
+    return view.contract.cards == view.contract.hand_size
 
 
 def candidate_moves(guide: HeuristicAgent, view: PlayerView, legal: Sequence[Move], choice: Move,

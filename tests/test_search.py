@@ -171,3 +171,29 @@ def test_search_keeps_the_heuristic_move_unless_another_is_clearly_better() -> N
     assert agent.choose([base, noisy, clear]) == 2
     assert agent.choose([base, [b - 1 for b in base]]) == 0
     assert SearchAgent(seed=0, sims=4, z=0.0).choose([base, noisy]) == 1  # z=0: the plain argmax
+
+
+def test_only_contracts_whose_opening_closes_the_deal_are_races() -> None:
+    from agents.search import opening_closes
+
+    races = {deal for deal in range(1, 8) if opening_closes(Game(GameConfig(2, (deal,)), seed=0).view(0))}
+    assert races == {6, 7}  # R12: the contract lays the whole hand
+
+
+def test_race_contracts_use_race_z_and_the_others_z() -> None:
+    """A bar no estimate can pass keeps every heuristic move; no bar lets noise through,
+    and each contract kind reads its own bar."""
+    def deviations(deal: int, z: float, race_z: float) -> int:
+        agent = SearchAgent(seed=2, sims=6, top=3, z=z, race_z=race_z)
+        out = 0
+        for game in _decision_points(2, deal, 9, 12):
+            view, legal = game.view(game.current), game.legal_moves()
+            cands = agent.candidates(view, legal)
+            out += len(cands) > 1 and agent.act(view, legal) != cands[0]
+        return out
+
+    assert deviations(6, z=0.0, race_z=1e9) == 0
+    assert deviations(6, z=1e9, race_z=0.0) > 0
+    assert deviations(4, z=1e9, race_z=0.0) == 0
+    assert deviations(4, z=0.0, race_z=1e9) > 0
+    assert make_agent("search").race_z == 2.5 and make_agent("search:race_z=1.5").race_z == 1.5
