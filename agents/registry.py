@@ -194,13 +194,18 @@ def _factory_for(name: str, spec: str) -> _Entry:
     return entry
 
 
+def _builds_nothing(**kwargs: Any) -> Agent:
+    """The factory of an entry made only to word :func:`parse_args`'s errors."""
+    raise TypeError("this registry entry only checks arguments; it builds no agent")
+
+
 def parse_args(name: str, arg: str, params: Mapping[str, Param], default_key: str | None) -> dict[str, Any]:
     """The typed keywords of the argument text ``arg`` of agent ``name`` (see the module docstring).
 
     Raises:
         SpecError: unknown key, bad value, repeated key, or arguments where none are taken.
     """
-    entry = _Entry(lambda **kw: None, params, default_key)  # for the error texts only
+    entry = _Entry(_builds_nothing, params, default_key)  # for the error texts only
     values = {k: p.default for k, p in params.items()}
     if not arg:
         return values
