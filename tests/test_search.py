@@ -197,3 +197,25 @@ def test_race_contracts_use_race_z_and_the_others_z() -> None:
     assert deviations(4, z=1e9, race_z=0.0) == 0
     assert deviations(4, z=0.0, race_z=1e9) > 0
     assert make_agent("search").race_z == 2.5 and make_agent("search:race_z=1.5").race_z == 1.5
+
+
+def test_race_contracts_weigh_fewer_candidates() -> None:
+    """Contracts 6 and 7: at most race_top discards, and no stock draw where the heuristic
+    takes the top discard; contract 4 keeps top discards and both draws."""
+    seen: set[str] = set()
+    for deal, limit in ((6, 2), (7, 2), (4, 4)):
+        agent = SearchAgent(seed=1, sims=2, top=4, race_top=2)
+        for game in _decision_points(2, deal, 21, 30):
+            view, legal = game.view(game.current), game.legal_moves()
+            cands = agent.candidates(view, legal)
+            assert cands and all(m in legal for m in cands)
+            kind = cands[0].kind
+            if kind is MoveKind.DISCARD:
+                assert len(cands) <= limit
+                seen.add(f"{deal} discard {len(cands)}")
+            elif kind is MoveKind.DRAW_DISCARD:
+                assert len(cands) == (1 if deal in (6, 7) else 2)
+                seen.add(f"{deal} take")
+            elif kind is MoveKind.DRAW_STOCK:
+                assert len(cands) == len(legal)  # the top discard stays an alternative
+    assert {"6 discard 2", "7 discard 2", "4 discard 4", "4 take"} <= seen and seen & {"6 take", "7 take"}, seen
