@@ -1,7 +1,9 @@
 """The ``carioca`` command: one entry point, one sub-command per experiment.
 
-Each sub-command lives in its own module of :mod:`experiments` that defines
-``add_arguments(parser)`` and ``run(args) -> int``; this file only wires them up.  The list
+The command ``carioca X`` lives in the module or package named ``X`` (``-`` read as
+``_``) of one of :mod:`experiments`' groups: ``evaluation``, ``training`` or ``apps``.
+That module defines ``add_arguments(parser)`` and ``run(args) -> int`` (a package takes
+them from its ``cli`` module), and optionally ``INTERRUPTED``; this file only wires them up.  The list
 of commands and their one-line help are declared here, so ``carioca --help`` and
 ``--version`` import no sub-command module; ``carioca COMMAND ...`` imports only that
 command's module.  A command whose module needs an extra that is not installed (``carioca
@@ -28,18 +30,18 @@ from carioca_env.extras import MissingExtraError, explain, require
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("experiments.demo", "play a short demonstration game, printed turn by turn"),
-    "tournament": ("experiments.tournament", "run a (duplicate) tournament between agents"),
-    "bench": ("experiments.bench", "measure engine, environment and training speed"),
-    "play": ("experiments.play", "play against the bots in the terminal"),
-    "replay": ("experiments.replay", "replay and check a saved game record"),
-    "train": ("experiments.train", "train a MaskablePPO agent"),
-    "imitate": ("experiments.imitate.cli", "train a policy by imitating a teacher agent (DAgger), for --init"),
-    "improve": ("experiments.improve.cli", "improve an imitation model from rollout advantages over its teacher"),
-    "train-all": ("experiments.rl_experiment", "train a PPO agent per contract and for the full game, then compare them"),
-    "serve": ("experiments.web.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
-    "sweep": ("experiments.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
-    "tune-heuristic": ("experiments.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
+    "demo": ("experiments.apps.demo", "play a short demonstration game, printed turn by turn"),
+    "tournament": ("experiments.evaluation.tournament", "run a (duplicate) tournament between agents"),
+    "bench": ("experiments.evaluation.bench", "measure engine, environment and training speed"),
+    "play": ("experiments.apps.play", "play against the bots in the terminal"),
+    "replay": ("experiments.apps.replay", "replay and check a saved game record"),
+    "train": ("experiments.training.train", "train a MaskablePPO agent"),
+    "imitate": ("experiments.training.imitate", "train a policy by imitating a teacher agent (DAgger), for --init"),
+    "improve": ("experiments.training.improve", "improve an imitation model from rollout advantages over its teacher"),
+    "train-all": ("experiments.training.train_all", "train a PPO agent per contract and for the full game, then compare them"),
+    "serve": ("experiments.apps.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
+    "sweep": ("experiments.training.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
+    "tune-heuristic": ("experiments.training.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
 #: sub-command -> the optional modules it always needs, checked before it imports or runs
@@ -60,8 +62,8 @@ MESSAGE_CHARS = 2000
 #: error classes of modules that may not be imported (torch-backed ones), by module
 _LAZY_USER_ERRORS = {
     "agents.ppo_agent": ("ModelLoadError",),
-    "experiments.tournament": ("TournamentError",),
-    "experiments.train": ("TrainError",),
+    "experiments.evaluation.tournament": ("TournamentError",),
+    "experiments.training.train": ("TrainError",),
 }
 
 

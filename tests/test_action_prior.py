@@ -18,8 +18,8 @@ from carioca_env import Game, GameConfig
 from carioca_env.actions import ActionKind, action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation, obs_layout
-from experiments.imitate.config import ImitateConfig
-from experiments.imitate.learn import build_model
+from experiments.training.imitate.config import ImitateConfig
+from experiments.training.imitate.learn import build_model
 
 from random_play import assert_plays_legally
 
@@ -112,7 +112,7 @@ def test_fresh_weights_and_every_logit_path_agree() -> None:
     """sb3's distribution (training), the fast ``masked_logits`` (play) and the imitation
     forward give the same logits; with the weights at 0 the layer is the plain one."""
     from agents.ppo_agent import masked_logits
-    from experiments.imitate.learn import _forward
+    from experiments.training.imitate.learn import _forward
 
     model = _model()
     policy = model.policy
@@ -178,7 +178,7 @@ def test_the_prior_is_trained_saved_loaded_and_compacted_with_the_model(tmp_path
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_model_with_the_prior_plays_only_legal_moves(tmp_path: Path, players: int) -> None:
     from agents.ppo_agent import PPOAgent, card_path, model_card
-    from experiments.train import save_model
+    from experiments.training.train import save_model
 
     save_model(_model(players), tmp_path / "model.zip")
     card = model_card(players, features="advice_play",
@@ -188,8 +188,8 @@ def test_a_model_with_the_prior_plays_only_legal_moves(tmp_path: Path, players: 
 
 
 def test_the_prior_is_refused_without_the_advice_play_pieces() -> None:
-    from experiments.imitate.config import ImitateError
-    from experiments.train import TrainConfig, TrainError
+    from experiments.training.imitate.config import ImitateError
+    from experiments.training.train import TrainConfig, TrainError
 
     with pytest.raises(ValueError, match="advice_play"):
         action_prior_spec(2, "advice")

@@ -19,7 +19,8 @@ import pytest
 
 from carioca_env import Game, GameConfig
 from carioca_env.game import Phase
-from experiments import cli, play
+from experiments import cli
+from experiments.apps import play
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "agents" / "models" / "contract1"

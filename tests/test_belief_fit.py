@@ -1,4 +1,4 @@
-"""Fitting and measuring the learned belief (experiments.belief): its decks are never an
+"""Fitting and measuring the learned belief (experiments.training.belief): its decks are never an
 evaluation's, held-out deals are never recorded, the fit is a correct convex fit, and
 the commands refuse bad input with exit 2."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.belief import fit as fit_mod
-from experiments.belief.fit import FitConfig, newton, softmax_loss
-from experiments.belief.records import HELDOUT_EVERY, belief_seed, deal_indices, is_heldout, play_positions
-from experiments.tournament import TournamentConfig, deal_deck, derive_seed
+from experiments.evaluation.tournament import TournamentConfig, deal_deck, derive_seed
+from experiments.training.belief import fit as fit_mod
+from experiments.training.belief.fit import FitConfig, newton, softmax_loss
+from experiments.training.belief.records import HELDOUT_EVERY, belief_seed, deal_indices, is_heldout, play_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,7 +130,7 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("measure", ["--record-prob", "0"], "--record-prob"),
 ])
 def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", f"experiments.belief.{module}", *args, "--out", str(tmp_path / "o")],
+    proc = subprocess.run([sys.executable, "-m", f"experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()
@@ -139,7 +139,7 @@ def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], wor
 def test_measure_scores_every_belief(tmp_path: Path) -> None:
     from agents.belief.features import NUM_FEATURES
     from agents.belief.model import BeliefModel
-    from experiments.belief.measure import MeasureConfig, run
+    from experiments.training.belief.measure import MeasureConfig, run
 
     model = BeliefModel("belief-v0", {4: np.zeros(NUM_FEATURES)})
     path = model.save(tmp_path / "zero.json")

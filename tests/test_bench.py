@@ -12,11 +12,11 @@ import math
 
 import pytest
 
-from experiments import bench
-from experiments.bench import cli as bench_cli
-from experiments.bench import reference
-from experiments.bench.presentation import TABLE_WIDTH
 from experiments.cli import main
+from experiments.evaluation import bench
+from experiments.evaluation.bench import cli as bench_cli
+from experiments.evaluation.bench import reference
+from experiments.evaluation.bench.presentation import TABLE_WIDTH
 
 #: Tiny sizes: every section runs in a few seconds.
 TINY = bench.Sizes(

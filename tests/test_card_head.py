@@ -12,8 +12,8 @@ import torch
 from agents.ppo_policy import CardScores, card_head_spec
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.observation import obs_layout
-from experiments.imitate.config import ImitateConfig
-from experiments.imitate.learn import _forward, build_model
+from experiments.training.imitate.config import ImitateConfig
+from experiments.training.imitate.learn import _forward, build_model
 
 from random_play import assert_plays_legally
 
@@ -69,7 +69,7 @@ def test_a_card_head_model_plays_only_legal_moves(tmp_path: Path, players: int) 
     import json
 
     from agents.ppo_agent import PPOAgent, card_path, model_card
-    from experiments.train import save_model
+    from experiments.training.train import save_model
 
     model = _model(players=players)
     save_model(model, tmp_path / "model.zip")

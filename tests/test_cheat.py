@@ -17,8 +17,8 @@ from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent
 from agents.search import SearchAgent
 from carioca_env import Game, GameConfig
-from experiments.tournament import RESULTS_FILE, TournamentConfig, run_tournament
-from experiments.web.app import create_app
+from experiments.apps.serve.app import create_app
+from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 from web_helpers import write_played_record
 

@@ -58,7 +58,7 @@ def test_carioca_env_imports_no_upper_layer() -> None:
 def test_the_import_scan_sees_lazy_and_dynamic_imports(tmp_path: Path) -> None:
     """The scan above is not vacuous: it finds the import forms it looks for."""
     probe = ROOT / "carioca_env" / "_probe_for_test.py"
-    src = "def f():\n    from agents.heuristic import X\n    import experiments.bench\n    importlib.import_module('agents.advice')\n"
+    src = "def f():\n    from agents.heuristic import X\n    import experiments.evaluation.bench\n    importlib.import_module('agents.advice')\n"
     probe.write_text(src)
     try:
         assert len(_upper_imports(probe)) == 3

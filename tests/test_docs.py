@@ -181,8 +181,10 @@ def check_shell_line(line: str) -> None:
         assert extras <= _declared_extras(), f"undeclared extra in {line!r}"
     elif cmd == "bash":
         assert (ROOT / args[0]).is_file(), f"no script {args[0]}"
-    elif cmd == "python":
-        assert args[:1] == ["-m"] and importlib.util.find_spec(args[1]) is not None, f"no module to run in {line!r}"
+    elif cmd == "python" and args[:1] == ["-m"]:
+        assert importlib.util.find_spec(args[1]) is not None, f"no module to run in {line!r}"
+    elif cmd == "python":  # a script of the repository (examples/)
+        assert args and args[0].endswith(".py") and (ROOT / args[0]).is_file(), f"no script to run in {line!r}"
     elif cmd == "export":
         assert all(re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", a) for a in args), f"not NAME=value in {line!r}"
     else:
@@ -203,6 +205,8 @@ def test_a_wrong_shell_line_is_caught():
         check_shell_line("make no-such-target")
     with pytest.raises(AssertionError):
         check_shell_line('pip install "carioca-env[nonexistent]"')
+    with pytest.raises(AssertionError):
+        check_shell_line("python examples/no_such_example.py")
 
 
 @pytest.mark.parametrize("module", _modules())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
-from experiments.tournament import (
+from experiments.evaluation.tournament import (
     RESULTS_FILE,
     ProcessExecutor,
     SerialExecutor,
@@ -24,8 +24,8 @@ from experiments.tournament import (
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the [ray] extra")
 
-from experiments.ray_cluster import local_runtime_env  # noqa: E402
-from experiments.tournament.ray_executor import RayExecutor  # noqa: E402
+from experiments.common.ray_cluster import local_runtime_env  # noqa: E402
+from experiments.evaluation.tournament.ray_executor import RayExecutor  # noqa: E402
 
 EXAMPLE = "py:agents.examples.my_agent:make_agent:patience=2"
 #: Three agents (one a plugin) at two seats: 6 lineups x 2 decks x 2 contracts = 24 deals.
@@ -90,7 +90,7 @@ def test_local_and_ray_with_one_and_two_workers_write_the_same_results(tmp_path:
 
 
 def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None) -> None:
-    from experiments.luck import shipped_value
+    from experiments.evaluation.luck import shipped_value
 
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(1,), decks=2, seed=11,
                            max_turns=300, luck=shipped_value().fingerprint)
@@ -148,7 +148,7 @@ def test_an_interrupted_ray_driver_resumes_to_the_same_results(tmp_path: Path, r
         pass
 
     # the driver stops after receiving 7 results (as a Ctrl-C would); then a kill leaves a cut last line
-    from experiments.tournament import results as results_mod
+    from experiments.evaluation.tournament import results as results_mod
 
     real_add = results_mod.ResultsWriter.add
 
@@ -217,7 +217,7 @@ def test_an_unreachable_ray_address_is_refused_at_once_and_writes_nothing(tmp_pa
     import subprocess
     import sys
 
-    from experiments.ray_cluster import RayUnavailable, check_reachable
+    from experiments.common.ray_cluster import RayUnavailable, check_reachable
 
     port = _closed_port()
     with pytest.raises(RayUnavailable, match=f"nothing answers at the Ray address 127.0.0.1:{port}"):

@@ -223,7 +223,7 @@ def test_search_rollout_equals_the_checked_rollout(seed: int, n: int, contract: 
 def test_replayed_positions_equal_the_checked_replay_at_every_move(n: int) -> None:
     """``Replay.game_at`` (checkpoints plus unchecked moves of a record checked once)
     equals a checked replay of the record's first ``k`` moves, for every ``k``."""
-    from experiments.web.replays import build_replay
+    from experiments.apps.serve.replays import build_replay
 
     game = Game(GameConfig(n, (1, 2, 3)), seed=n)
     policy = BiasedPolicy(random.Random(n), joker_runs=True)

@@ -12,12 +12,12 @@ import torch
 from agents.ppo_agent import PPOAgent, load_model
 from carioca_env import Game, GameConfig
 from experiments.cli import main
-from experiments.imitate.config import ImitateConfig, ImitateError
-from experiments.imitate.dataset import COLUMNS, DataFolder, DatasetError, read_shard, unpack_masks
-from experiments.imitate.learn import accuracy
-from experiments.imitate.pipeline import run_imitation
-from experiments.learned_set import PIPELINE
-from experiments.train import TrainConfig, TrainError, train
+from experiments.training.imitate.config import ImitateConfig, ImitateError
+from experiments.training.imitate.dataset import COLUMNS, DataFolder, DatasetError, read_shard, unpack_masks
+from experiments.training.imitate.learn import accuracy
+from experiments.training.imitate.pipeline import run_imitation
+from experiments.training.learned_set import PIPELINE
+from experiments.training.train import TrainConfig, TrainError, train
 
 TINY = dict(contract=1, players=2, games=60, heldout_games=30, iterations=2, epochs=6, net_arch=(64,),
             shard_games=30, seed=3, learning_rate=2e-3)
@@ -157,8 +157,8 @@ def test_value_warmup_leaves_the_imitation_policy_untouched(imitated: Path, tmp_
 
 def test_anchored_ppo_without_anchor_is_plain_maskable_ppo(imitated: Path, tmp_path: Path) -> None:
     """kl_coef 0 and no warm-up: the anchored class computes exactly MaskablePPO's update."""
-    from experiments.finetune import AnchoredMaskablePPO
-    from experiments.train import make_env, make_model
+    from experiments.training.train import make_env, make_model
+    from experiments.training.train.finetune import AnchoredMaskablePPO
 
     cfg = _ft_config(None)
     plain = make_model(make_env(cfg), cfg)
@@ -223,8 +223,8 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     summary = json.loads((out / "p2" / "final" / "c1" / "summary.json").read_text())
     assert summary["config"]["seed"] == 2026
     assert (out / "final.md").exists() and (out / "learning_curves.png").stat().st_size > 10_000
-    from experiments.learned_set import paired_rows
-    from experiments.tournament import TournamentConfig, run_tournament
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from experiments.training.learned_set import paired_rows
 
     # head to head: on a table of just the two, the tournament's own paired difference
     model = out / "p2" / "contract1" / "ppo" / "model.zip"
@@ -281,8 +281,8 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
 def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
     import agents.ppo_agent as ppo_agent
     from agents.model_file import weight_dtypes
-    from experiments.imitate.learn import build_model
-    from experiments.learned_set import ship
+    from experiments.training.imitate.learn import build_model
+    from experiments.training.learned_set import ship
 
     out = tmp_path / "learned"
     src = out / "p2" / "contract3" / "imitate"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli, sweep
+from experiments import cli
+from experiments.training import sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,7 +89,7 @@ def test_ctrl_c_stops_a_tournament_whose_plugin_is_slow_inside_act(tmp_path: Pat
 
 
 def test_ctrl_c_in_tune_heuristic_gives_one_line_and_no_optuna_traceback(tmp_path, monkeypatch, capsys) -> None:
-    from experiments import tune_heuristic
+    from experiments.training import tune_heuristic
 
     calls = []
 
@@ -115,7 +116,7 @@ def test_a_sweep_trial_without_its_evaluation_is_unfinished_not_a_key_error() ->
 
 RAY_DRIVER = '''
 import sys, time
-from experiments.ray_cluster import connect
+from experiments.common.ray_cluster import connect
 ray, owns = connect(None, 1)
 print("up", owns, flush=True)
 time.sleep(3600)
@@ -123,7 +124,7 @@ time.sleep(3600)
 
 
 def test_the_next_start_stops_the_ray_helpers_of_a_command_killed_with_sigkill(tmp_path, monkeypatch) -> None:
-    from experiments import ray_cluster
+    from experiments.common import ray_cluster
 
     records = tmp_path / "records"
     env = {**os.environ, "CARIOCA_RAY_RECORDS": str(records)}

@@ -1,4 +1,4 @@
-"""Luck correction (experiments.luck): the correction is unbiased, its vectorised values are
+"""Luck correction (experiments.evaluation.luck): the correction is unbiased, its vectorised values are
 the values of the states they stand for, and tournaments record and summarize it."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from carioca_env import Game, GameConfig
 from carioca_env.cards import parse_cards
 from carioca_env.decks import stack_deck
 from carioca_env.moves import Move, MoveKind
-from experiments.luck import LuckTracker, ValueFileError, ValueFunction, shipped_value
-from experiments.luck import value as value_module
-from experiments.luck.features import num_features, state_stats
-from experiments.stats import mean_ci
-from experiments.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
-from experiments.tournament.summary import Summary
+from experiments.common.stats import mean_ci
+from experiments.evaluation.luck import LuckTracker, ValueFileError, ValueFunction, shipped_value
+from experiments.evaluation.luck import value as value_module
+from experiments.evaluation.luck.features import num_features, state_stats
+from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
+from experiments.evaluation.tournament.summary import Summary
 
 
 def random_value(seed: int) -> ValueFunction:

@@ -15,7 +15,7 @@ import pytest
 
 from agents.registry import make_agent
 from carioca_env import Game, GameConfig, RecordError
-from experiments import play, replay
+from experiments.apps import play, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,7 +155,7 @@ def test_replay_refuses_edited_truncated_and_foreign_records(tmp_path: Path) -> 
 
 
 def test_tournament_keeps_sampled_records_that_replay(tmp_path: Path) -> None:
-    from experiments.tournament import TournamentConfig, read_results, run_tournament
+    from experiments.evaluation.tournament import TournamentConfig, read_results, run_tournament
 
     config = TournamentConfig(agents=("heuristic", "random"), players=2, contracts=(1, 2), decks=2, max_turns=300)
     run_tournament(config, tmp_path, workers=1, progress=False, write_summary=False, log=lambda m: None, record_every=3)

@@ -9,7 +9,7 @@ import pytest
 
 from agents.plugins import PluginError, parse_kwargs, worker_problem
 from agents.registry import make_agent, register
-from experiments.tournament import (
+from experiments.evaluation.tournament import (
     RESULTS_FILE,
     TournamentConfig,
     TournamentError,

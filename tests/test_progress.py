@@ -1,4 +1,4 @@
-"""experiments.progress: bars only on a terminal; every command's bar goes through the helper."""
+"""experiments.common.progress: bars only on a terminal; every command's bar goes through the helper."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.progress import is_terminal, progress_bar
+from experiments.common.progress import is_terminal, progress_bar
 
 ROOT = Path(__file__).resolve().parents[1]
 

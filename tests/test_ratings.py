@@ -1,4 +1,4 @@
-"""experiments.ratings: batch Bradley-Terry ratings that do not depend on the order of the deals."""
+"""experiments.evaluation.ratings: batch Bradley-Terry ratings that do not depend on the order of the deals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from experiments.ratings import ELO_SCALE, RatingError, deck_comparisons, fit_ratings, fit_strengths, rating_table
+from experiments.evaluation.ratings import (
+    ELO_SCALE,
+    RatingError,
+    deck_comparisons,
+    fit_ratings,
+    fit_strengths,
+    rating_table,
+)
 
 LABELS = ["weak", "mid", "strong"]
 

@@ -17,8 +17,8 @@ from experiments import cli
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the [ray] extra")
 
-from experiments.ray_cluster import local_runtime_env  # noqa: E402
-from experiments.sweep import SweepError, parse_grid, point_name, read_trials  # noqa: E402
+from experiments.common.ray_cluster import local_runtime_env  # noqa: E402
+from experiments.training.sweep import SweepError, parse_grid, point_name, read_trials  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +58,16 @@ def test_a_tiny_sweep_over_two_seeds_reports_both(tmp_path: Path, ray_cluster: N
 
 
 def test_train_all_on_ray_trains_each_model_as_a_task_then_plays_on_ray(tmp_path: Path, ray_cluster: None) -> None:
-    from experiments import rl_experiment
+    from experiments.training import train_all
 
     parser = argparse.ArgumentParser()
-    rl_experiment.add_arguments(parser)
+    train_all.add_arguments(parser)
     out = tmp_path / "rl"
     args = parser.parse_args(["--quick", "--contracts", "2", "--steps", "256", "--full-steps", "256", "--decks", "1",
                               "--baselines", "random", "--no-progress", "--no-tensorboard", "--max-turns", "60",
                               "--backend", "ray", "--out", str(out)])
     logs: list[str] = []
-    assert rl_experiment.run_experiment(args, log=logs.append) == out
+    assert train_all.run_experiment(args, log=logs.append) == out
     assert any("2 training runs on Ray" in m for m in logs)
     assert any("contract2 done on Ray" in m for m in logs) and any("full done on Ray" in m for m in logs)
     for name in ("contract2", "full"):

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -11,12 +16,28 @@ import pytest
 ray = pytest.importorskip("ray", reason="the RLlib example needs the [rllib] extra")
 pytest.importorskip("ray.rllib", reason="the RLlib example needs the [rllib] extra")
 
-from experiments import rllib_example as ex  # noqa: E402
+#: the example is a script of the repository, not a module of the installed package
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_example.py"
+
+
+def _load_example() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rllib_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # RLlib pickles the env class by its module's name
+    spec.loader.exec_module(module)
+    return module
+
+
+ex = _load_example()
 
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # the workers import the example by name, as this process does
+    path = os.pathsep.join([str(EXAMPLE.parent), *filter(None, [os.environ.get("PYTHONPATH")])])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": path}})
     yield
     ray.shutdown()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
-from experiments.tournament import (
+from experiments.evaluation.tournament import (
     FORMAT_VERSION,
     RESULTS_FILE,
     TournamentConfig,
@@ -439,7 +439,7 @@ def test_cli_tiny_tournament_end_to_end(tmp_path: Path, capsys: pytest.CaptureFi
 def test_presets_and_default_out_dir() -> None:
     parser, _ = cli.build_parser()
     args = parser.parse_args(["tournament", "--quick", "--agents", "random", "--deals", "3"])
-    from experiments.tournament import config_from_args
+    from experiments.evaluation.tournament import config_from_args
 
     cfg = config_from_args(args, log=lambda m: None)
     assert cfg.contracts == (1, 2) and cfg.decks == 3 and cfg.players == 2 and cfg.agents == ("random",)

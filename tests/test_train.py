@@ -32,7 +32,7 @@ from agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.actions import action_table
 from carioca_env.observation import encode_observation
-from experiments.train import (
+from experiments.training.train import (
     TrainConfig,
     TrainError,
     latest_checkpoint,
@@ -196,7 +196,7 @@ def test_missing_or_corrupt_model_files_give_clear_errors(tmp_path: Path) -> Non
 
 
 def test_ppo_registry_spec_with_the_shipped_model(tmp_path: Path) -> None:
-    from experiments.tournament import TournamentConfig, run_tournament
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     assert (SHIPPED / "model.zip").exists(), "the shipped model agents/models/contract1 is part of the repository"
     agent = make_agent(f"ppo:{SHIPPED}", seed=3)
@@ -249,7 +249,7 @@ def test_resume_from_checkpoint_continues_num_timesteps(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_saves_a_checkpoint_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import experiments.train.loop as train_mod  # where train() looks run_evaluation up
+    import experiments.training.train.loop as train_mod  # where train() looks run_evaluation up
 
     real = train_mod.run_evaluation
 
@@ -302,7 +302,7 @@ def test_train_command_line(tmp_path: Path) -> None:
 
 
 def test_experiment_report_on_the_fixture(tmp_path: Path) -> None:
-    from experiments.rl_experiment import report
+    from experiments.training.train_all import report
 
     out = tmp_path / "rl"
     shutil.copytree(FIXTURE, out)
@@ -380,15 +380,15 @@ def test_results_notebook_executes_on_the_fixture() -> None:
 def test_train_all_quick_runs_every_stage(tmp_path: Path) -> None:
     import argparse
 
-    from experiments import rl_experiment
+    from experiments.training import train_all
 
     parser = argparse.ArgumentParser()
-    rl_experiment.add_arguments(parser)
+    train_all.add_arguments(parser)
     out = tmp_path / "rl"
     args = parser.parse_args(["--quick", "--contracts", "2", "--steps", "256", "--full-steps", "256", "--decks", "1",
                               "--baselines", "random", "--workers", "1", "--no-progress", "--no-tensorboard",
                               "--max-turns", "60", "--out", str(out)])
-    assert rl_experiment.run(args) == 0
+    assert train_all.run(args) == 0
     for name in ("contract2", "full"):
         card = json.loads((out / "models" / name / "model.json").read_text())
         assert card["steps"] >= 256
@@ -397,4 +397,4 @@ def test_train_all_quick_runs_every_stage(tmp_path: Path) -> None:
                                                f"ppo_full=ppo:{out / 'models' / 'full'}"]
     assert {"results.csv", "pairs.csv", "results.md", "penalty.png"} <= {p.name for p in out.iterdir()}
     # a rerun trains nothing again and replays no deal
-    assert rl_experiment.run(args) == 0
+    assert train_all.run(args) == 0

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from carioca_env import Game, GameConfig, IllegalMoveError, InvalidNotationError, card_str, parse_move
-from experiments.web.app import create_app
-from experiments.web.clicks import meld_readings, resolve_opening
-from experiments.web.frames import card_list
-from experiments.web.replays import build_replay
-from experiments.web.safepath import PathRefused, SafeRoot
-from experiments.web.sessions import GameStore, StaleMove
+from experiments.apps.serve.app import create_app
+from experiments.apps.serve.clicks import meld_readings, resolve_opening
+from experiments.apps.serve.frames import card_list
+from experiments.apps.serve.replays import build_replay
+from experiments.apps.serve.safepath import PathRefused, SafeRoot
+from experiments.apps.serve.sessions import GameStore, StaleMove
 
 from web_helpers import stacked_deck, write_played_record
 
@@ -378,7 +378,7 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
 
 
 def test_front_page_and_tournament_page(tmp_path: Path) -> None:
-    from experiments.tournament import TournamentConfig, run_tournament
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     served = tmp_path / "s"
     run_tournament(TournamentConfig(agents=("random", "greedy"), players=2, contracts=(1,), decks=2),

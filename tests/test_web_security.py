@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 import agents.ppo_agent as ppo_agent
 from agents.allowlist import Allowlist, SpecRefused, model_files, parse_plugin_option
 from agents.registry import SpecError, build_agent, parse_spec
-from experiments.web.app import create_app
-from experiments.web.serve import _plugins
+from experiments.apps.serve.app import create_app
+from experiments.apps.serve.cli import _plugins
 
 from web_helpers import write_played_record
 

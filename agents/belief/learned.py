@@ -4,7 +4,7 @@ For an opponent ``s`` with ``k`` hidden cards, one unseen copy of card type ``c`
 weight ``exp(features[s, c] @ theta)``; :func:`agents.belief.sampling.inclusion` turns the
 weights into the probability that the copy is hidden in ``s``'s hand (summing to ``k``),
 and :func:`agents.belief.sampling.sample_game` draws determinizations with exactly those
-marginals.  The weights are fitted by ``experiments.belief`` on game records of the
+marginals.  The weights are fitted by ``experiments.training.belief`` on game records of the
 built-in agents, from decks no evaluation deals.
 """
 

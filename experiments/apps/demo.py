@@ -1,0 +1,45 @@
+"""``carioca demo``: a short game between random players, printed turn by turn."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from carioca_env import Game, GameConfig, cards_str
+from carioca_env.game import Phase
+from experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, int_at_least
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``carioca demo``."""
+    parser.add_argument("--players", type=int, choices=PLAYER_CHOICES, default=3, help="players at the table, 2-4 (default 3)")
+    add_contracts_option(parser, [1], "contracts to play, in order (default: 1)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the deal and the players (default 0)")
+    parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="stop printing after this many turns (default 400)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play and print the demonstration game."""
+    game = Game(GameConfig(num_players=args.players, deals=tuple(args.contracts)), seed=args.seed)
+    rng = random.Random(args.seed)
+    turns = 0
+    print(f"Carioca demo: {args.players} random players, contracts {args.contracts}, seed {args.seed}")
+    while not game.game_over and turns < args.max_turns:
+        if game.phase is Phase.DRAW:
+            seat = game.current_player
+            print(f"\n{game.contract} | turn {game.turn} | seat {seat} holds {cards_str(game.hand(seat), True)}"
+                  f" | top discard {cards_str([game.top_discard], True)} | stock {game.stock_size}")
+            turns += 1
+        seat = game.current_player
+        move = rng.choice(game.legal_moves())
+        before = len(game.deal_results)
+        game.apply(move)
+        print(f"  seat {seat}: {move}")
+        if len(game.deal_results) > before:
+            r = game.deal_results[-1]
+            print(f"== deal {r.deal} ended: closer {r.closer}, scores {list(r.scores)}, totals {game.totals}")
+    if game.game_over:
+        print(f"\nGame over. Totals {game.totals}; winner(s): seats {list(game.winners)}")
+    else:
+        print(f"\nStopped after {turns} turns (random players rarely open); totals {game.totals}")
+    return 0

@@ -1,0 +1,51 @@
+"""The command line of ``carioca bench``: its options, and running it into a JSON file."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from carioca_env.records import write_atomic
+from experiments.common.argtypes import check_writable_file, int_at_least, real_at_least
+from experiments.evaluation.bench.config import FULL, QUICK, SECTIONS
+from experiments.evaluation.bench.presentation import report
+from experiments.evaluation.bench.runner import run_bench
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``carioca bench``."""
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of every measurement (default 0)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes, skips full games and some PPO variants (under a minute)")
+    parser.add_argument("--repeats", type=int_at_least(1), default=None,
+                        help="repetitions of each measurement (default 3; 2 with --quick)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="JSON result path (default results/bench-<timestamp>.json)")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=None, metavar="SECTION",
+                        help=f"sections to run, from: {', '.join(SECTIONS)} (default all)")
+    parser.add_argument("--full-game-seconds", type=real_at_least(0), default=None,
+                        help="time budget per player count for full random 7-deal games, measured once "
+                             "(default 45; 0 skips; a random game takes ~10 s to several minutes)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also cProfile engine random play and env steps and print the top costs")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark, print the table and write the JSON file."""
+    sizes = QUICK if args.quick else FULL
+    if args.full_game_seconds is not None:
+        sizes = replace(sizes, full_game_seconds=args.full_game_seconds)
+    repeats = args.repeats if args.repeats is not None else (2 if args.quick else 3)
+    sections = tuple(args.only) if args.only else SECTIONS
+    sections = tuple(s for s in SECTIONS if s in sections)
+    out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    check_writable_file(out, "--out")  # before minutes of measuring, not after
+    doc = run_bench(sections, sizes, args.seed, repeats, progress=not args.no_progress, profile=args.profile)
+    report(doc)
+    write_atomic(out, json.dumps(doc, indent=1, default=str) + "\n")
+    print(f"Results written to {out}")
+    return 1 if doc["errors"] else 0

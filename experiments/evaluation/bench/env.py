@@ -1,0 +1,83 @@
+"""The ``env`` section of ``carioca bench``: AEC environment and Gymnasium wrapper steps.
+
+``carioca_v0`` steps per second (observation and mask built every step) per player
+count, and the single-agent wrapper's learner steps on the configuration that the
+``ppo`` section trains (:data:`experiments.evaluation.bench.config.PPO_ENV`).
+"""
+
+from __future__ import annotations
+
+import time
+
+from experiments.evaluation.bench.config import PPO_ENV, Sizes
+from experiments.evaluation.bench.units import Sample, Unit, _seed
+
+
+def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
+    import numpy as np
+
+    from carioca_env import carioca_v0
+
+    def fn(rep: int) -> Sample:
+        env = carioca_v0.env(num_players=n, max_turns=sizes.env_max_turns)
+        rng = np.random.default_rng(_seed(seed, "env", n, rep))
+        env.reset(seed=_seed(seed, "env-reset", n, rep))
+        steps = resets = 0
+        t0 = time.perf_counter()
+        while steps < sizes.env_steps:
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.reset()
+                resets += 1
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+        dt = time.perf_counter() - t0
+        env.close()
+        return Sample(steps / dt, {"steps": steps, "seconds": dt, "resets": resets})
+
+    return Unit(
+        "env",
+        f"env.aec.p{n}",
+        f"AEC steps/s {n}p (last+step, obs+mask)",
+        "/s",
+        fn,
+        note=f"full game, max_turns={sizes.env_max_turns}, reset on truncation",
+    )
+
+
+def _wrapper_unit(sizes: Sizes, seed: int) -> Unit:
+    import numpy as np
+
+    from carioca_env.wrappers import CariocaSingleAgentEnv
+
+    def fn(rep: int) -> Sample:
+        env = CariocaSingleAgentEnv(**PPO_ENV)
+        rng = np.random.default_rng(_seed(seed, "wrapper", rep))
+        env.reset(seed=_seed(seed, "wrapper-reset", rep))
+        steps = episodes = 0
+        t0 = time.perf_counter()
+        while steps < sizes.wrapper_steps:
+            legal = np.flatnonzero(env.action_masks())
+            _obs, _r, term, trunc, _info = env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+            if term or trunc:
+                env.reset()
+                episodes += 1
+        dt = time.perf_counter() - t0
+        return Sample(steps / dt, {"steps": steps, "seconds": dt, "episodes": episodes})
+
+    return Unit(
+        "env",
+        "env.wrapper.p2",
+        "gym wrapper learner steps/s (PPO config)",
+        "/s",
+        fn,
+        note="CariocaSingleAgentEnv " + ", ".join(f"{k}={v}" for k, v in PPO_ENV.items()) + "; random opponent",
+    )
+
+
+def env_units(sizes: Sizes, seed: int) -> list[Unit]:
+    """AEC steps/s per player count in ``sizes.env_players``, then the single-agent wrapper."""
+    return [_env_unit(n, sizes, seed) for n in sizes.env_players] + [_wrapper_unit(sizes, seed)]

@@ -1,0 +1,20 @@
+"""Luck-corrected duplicate evaluation (AIVAT-style) for tournaments.
+
+Duplicate decks with rotated seats remove the luck of the deal but not the luck of the
+stock draws, which diverge as soon as two agents play differently.  This package values
+each stock draw with a frozen value function ``V(state) -> expected final deal penalty of
+each seat`` (:mod:`.value`, read from the full state: every hand, the table, the pile, not
+the stock's order) and subtracts its luck, ``V(after the draw) - E[V]`` over the cards
+still in the stock (:mod:`.correction`).  Each correction has expectation 0 whatever ``V``
+is, so corrected penalties are unbiased; a good ``V`` removes much of the variance.
+
+- :class:`LuckTracker` accumulates a deal's corrections while it is played
+  (``carioca tournament --luck-correction`` records them per deal).
+- :func:`shipped_value` is the value function shipped with the package
+  (``value-v1.json``), fitted by :mod:`.fit` on games in its own seed namespace.
+"""
+
+from experiments.evaluation.luck.correction import LuckTracker
+from experiments.evaluation.luck.value import SHIPPED_FILE, ValueFileError, ValueFunction, model_key, shipped_value
+
+__all__ = ["SHIPPED_FILE", "LuckTracker", "ValueFileError", "ValueFunction", "model_key", "shipped_value"]

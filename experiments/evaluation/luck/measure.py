@@ -1,0 +1,158 @@
+"""Measuring the luck correction: interval widths on the same decks, and its time overhead.
+
+Usage::
+
+    python -m experiments.evaluation.luck.measure widths --agents heuristic greedy --players 2 --decks 60 --out runs/luck-measure
+    python -m experiments.evaluation.luck.measure overhead --agents heuristic greedy --players 2 --decks 2
+
+``widths`` plays a luck-corrected duplicate tournament on all seven contracts (or
+``--contracts``) and prints, per contract, the raw and the corrected paired difference of
+the two agents and the ratio of the corrected to the raw interval half-width (both on the
+same decks, so the ratio is what the correction buys: a ratio ``r`` needs ``r**2`` times
+the decks for the same width).  ``learned`` stands for the shipped learned model of each
+contract at that player count.
+
+``overhead`` plays the same tasks with and without the correction, each way twice in
+alternating order and each time in a fresh process, and reports the ratio of their CPU
+times (``time.process_time``: other processes on a shared machine do not count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.common.argtypes import int_at_least
+from experiments.evaluation.luck.fit import learned_spec
+from experiments.evaluation.luck.value import shipped_value
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """What to measure.
+
+    Attributes:
+        what: ``widths`` or ``overhead``.
+        agents: the two agents (``learned``: the shipped model of the contract).
+        players: seats per table.
+        contracts: contracts played.
+        decks: decks per contract.
+        seed: tournament seed.
+        workers: processes (``widths`` only).
+        out: results folder root (``widths`` only).
+        max_turns: completed turns after which a deal is truncated.
+    """
+
+    what: str
+    agents: tuple[str, str]
+    players: int = 2
+    contracts: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
+    decks: int = 60
+    seed: int = 2026
+    workers: int = 2
+    out: str = "runs/luck-measure"
+    max_turns: int = 2000
+
+
+def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
+    out = []
+    for a in cfg.agents:
+        if a == "learned":
+            spec = learned_spec(cfg.players, contract)
+            if spec is None:
+                raise SystemExit(f"no shipped learned model for contract {contract} at {cfg.players} players")
+            out.append(f"learned={spec}")
+        else:
+            out.append(a)
+    return out[0], out[1]
+
+
+def widths(cfg: MeasureConfig) -> list[dict[str, float | int | str]]:
+    """One luck-corrected tournament per contract; a row per contract with both differences and the ratio."""
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    rows = []
+    for k in cfg.contracts:
+        tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
+                              seed=cfg.seed, max_turns=cfg.max_turns, luck=shipped_value().fingerprint)
+        out = Path(cfg.out) / f"{'-'.join(cfg.agents)}-p{cfg.players}-c{k}"
+        t0 = time.monotonic()
+        s = run_tournament(tc, out, workers=cfg.workers, progress=False, log=lambda m: None)
+        p = s.pairs[0]
+        row = {"contract": k, "decks": p.decks, "raw": p.mean_diff, "raw_half": p.ci_half,
+               "corrected": p.corrected_diff, "corrected_half": p.corrected_half,
+               "ratio": p.corrected_half / p.ci_half if p.ci_half else float("nan"),
+               "seconds": time.monotonic() - t0}
+        rows.append(row)
+        print(f"| {k} | {p.decks} | {p.mean_diff:+.2f} ± {p.ci_half:.2f} | {p.corrected_diff:+.2f} ± "
+              f"{p.corrected_half:.2f} | {row['ratio']:.2f} |", flush=True)
+    return rows
+
+
+def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
+    """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
+    from experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
+
+    cfg, corrected = args
+    spent = 0.0
+    for k in cfg.contracts:
+        tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
+                              seed=cfg.seed, max_turns=cfg.max_turns,
+                              luck=shipped_value().fingerprint if corrected else None)
+        t0 = time.process_time()
+        play_chunk(tc, make_tasks(tc))
+        spent += time.process_time() - t0
+    return spent
+
+
+def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
+    """CPU seconds of the corrected tournament over the raw one: each played ``rounds``
+    times, alternately, each time in a fresh process (so neither finds the other's warm
+    caches, and both pay their own)."""
+    import multiprocessing as mp
+
+    totals = {False: 0.0, True: 0.0}
+    ctx = mp.get_context("spawn")
+    for r in range(rounds):
+        for corrected in ((False, True) if r % 2 == 0 else (True, False)):
+            with ctx.Pool(1) as pool:
+                spent = pool.map(_cpu_seconds, [(cfg, corrected)])[0]
+            totals[corrected] += spent
+            print(f"round {r + 1}, {'corrected' if corrected else 'raw'}: {spent:.1f} s CPU", flush=True)
+    ratio = totals[True] / totals[False]
+    print(f"corrected / raw CPU time: {ratio:.2f}")
+    return ratio
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=("widths", "overhead"))
+    p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
+    p.add_argument("--decks", type=int_at_least(2), default=60)
+    p.add_argument("--seed", type=int_at_least(0), default=2026)
+    p.add_argument("--workers", type=int_at_least(1), default=2)
+    p.add_argument("--out", default="runs/luck-measure")
+    p.add_argument("--max-turns", type=int_at_least(1), default=2000)
+    a = p.parse_args(argv)
+    cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed, a.workers,
+                        a.out, a.max_turns)
+    try:
+        if cfg.what == "widths":
+            print("| contract | decks | raw diff ± half | corrected diff ± half | ratio |\n|---|---|---|---|---|")
+            widths(cfg)
+        else:
+            overhead(cfg)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

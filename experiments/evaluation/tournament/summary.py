@@ -1,0 +1,302 @@
+"""What a tournament's results say: per-agent statistics, paired differences, ratings.
+
+:func:`summarize` reads a results file and computes a :class:`Summary`; the intervals
+come from :mod:`experiments.common.stats` through its public functions.  How a summary is
+shown (tables, files, plots) is :mod:`experiments.evaluation.tournament.presentation`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from experiments.common.stats import MeanCI, mean_ci, paired_difference, penalty_ci, win_shares
+from experiments.evaluation.ratings import Rating, fit_ratings
+from experiments.evaluation.tournament.config import TournamentConfig
+from experiments.evaluation.tournament.results import RESULTS_FILE, ResultsFile, read_results
+from experiments.evaluation.tournament.tasks import make_tasks
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    """One agent's results on one contract (or ``"all"``)."""
+
+    contract: str
+    agent: str
+    deals: int  # deals (tables) the agent sat at
+    seat_deals: int  # seats it played (more than deals when it sat twice at a table)
+    decks: int  # dealt decks it played (the sample size of the interval)
+    mean_penalty: float
+    ci_low: float
+    ci_high: float
+    ci_half: float
+    win_rate: float
+    close_rate: float
+    open_rate: float
+    mean_open_turn: float
+    truncated: int  # deals it sat at that were truncated
+    cancelled: int  # R13 redeals in those deals
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Paired difference ``agent_x - agent_y`` of mean penalty on the same decks (negative: x better).
+
+    ``mean_diff`` and its interval compare the two over every deal of each deck (each
+    against the whole field); the ``h2h_`` fields only over the deals where the two sat
+    at one table (head to head).  With two agents, or ``n`` agents at ``n`` seats, the two
+    are the same; with more agents than seats they differ, and the head-to-head one is
+    the match between the two.
+    """
+
+    contract: str
+    agent_x: str
+    agent_y: str
+    decks: int
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    ci_half: float
+    h2h_decks: int
+    h2h_diff: float
+    h2h_low: float
+    h2h_high: float
+    h2h_half: float
+    corrected_diff: float = math.nan
+    corrected_low: float = math.nan
+    corrected_high: float = math.nan
+    corrected_half: float = math.nan
+
+    @property
+    def significant(self) -> bool:
+        """Whether the 95% interval (over every deal) excludes 0."""
+        return not math.isnan(self.ci_half) and (self.ci_low > 0 or self.ci_high < 0)
+
+    @property
+    def corrected_significant(self) -> bool:
+        """Whether the luck-corrected 95% interval excludes 0."""
+        return not math.isnan(self.corrected_half) and (self.corrected_low > 0 or self.corrected_high < 0)
+
+    @property
+    def h2h_significant(self) -> bool:
+        """Whether the head-to-head 95% interval excludes 0."""
+        return not math.isnan(self.h2h_half) and (self.h2h_low > 0 or self.h2h_high < 0)
+
+
+#: A rating row (the batch Bradley-Terry fit of :mod:`experiments.evaluation.ratings`).
+RatingStats = Rating
+
+
+@dataclass
+class Summary:
+    """The statistics of a results file (see :func:`summarize` for definitions)."""
+
+    config: TournamentConfig
+    deals_played: int
+    deals_expected: int
+    truncated: int
+    cancelled: int
+    agents: list[AgentStats]
+    pairs: list[PairStats]
+    ratings: list[RatingStats]
+    truncated_by_contract: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every task of the tournament has been played."""
+        return self.deals_played == self.deals_expected
+
+    def agent(self, agent: str, contract: int | str = "all") -> AgentStats:
+        """The row of one agent on one contract (``"all"``: all contracts played)."""
+        if contract == "all" and len(self.config.contracts) == 1:
+            contract = self.config.contracts[0]  # one contract: no separate "all" rows
+        for row in self.agents:
+            if row.agent == agent and row.contract == str(contract):
+                return row
+        raise KeyError(f"no row for agent {agent!r} on contract {contract!r}")
+
+    def mean_penalty(self, agent: str, contract: int | str = "all") -> float:
+        """Mean penalty per deal of ``agent`` (lower is better)."""
+        return self.agent(agent, contract).mean_penalty
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``nan`` as ``null``); the same for the same results."""
+        def clean(x: Any) -> Any:
+            if isinstance(x, float) and math.isnan(x):
+                return None
+            if isinstance(x, dict):
+                return {k: clean(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [clean(v) for v in x]
+            return x
+
+        return clean({
+            "config": self.config.to_dict(),
+            "deals_played": self.deals_played,
+            "deals_expected": self.deals_expected,
+            "truncated": self.truncated,
+            "truncated_by_contract": dict(self.truncated_by_contract),
+            "cancelled": self.cancelled,
+            "agents": [asdict(r) for r in self.agents],
+            "pairs": [asdict(p) for p in self.pairs],
+            "ratings": [asdict(r) for r in self.ratings],
+            "notes": list(self.notes),
+        })
+
+    # ---------------------------------------------------------------- rendering (presentation.py)
+
+    def to_text(self) -> str:
+        """Plain-text tables for the terminal."""
+        from experiments.evaluation.tournament.presentation import summary_text
+
+        return summary_text(self)
+
+    def to_markdown(self) -> str:
+        """The same tables in Markdown."""
+        from experiments.evaluation.tournament.presentation import summary_markdown
+
+        return summary_markdown(self)
+
+    def write(self, out_dir: str | Path, log: Callable[[str], None] | None = None) -> list[Path]:
+        """Write summary.md, summary.csv, pairs.csv, summary.json and the PNG plots; returns the paths."""
+        from experiments.evaluation.tournament.presentation import write_summary
+
+        return write_summary(self, out_dir, log)
+
+
+def table_means(rec: dict[str, Any]) -> dict[str, float]:
+    """Each agent's mean penalty over its seats at one deal (an agent may sit twice)."""
+    seats: dict[str, list[float]] = defaultdict(list)
+    for agent, pen in zip(rec["seats"], rec["penalty"]):
+        seats[agent].append(pen)
+    return {a: sum(v) / len(v) for a, v in seats.items()}
+
+
+def _unit_means(units: dict[tuple[str, str], dict[tuple[int, int], list[float]]], g: str, agent: str) -> dict[tuple[int, int], float]:
+    return {k: sum(v) / len(v) for k, v in units.get((g, agent), {}).items()}
+
+
+def summarize(source: str | Path | ResultsFile) -> Summary:
+    """Compute the summary of a results folder (or file, or :class:`ResultsFile`).
+
+    Definitions (``contract`` is each contract played, then ``"all"``):
+
+    - An *observation* is one seat at one deal.  A *unit* is a dealt deck (contract,
+      deck); each agent's value on a unit is its mean penalty over the seats it played
+      on that deck (over lineups and, if it sat twice, both seats).
+    - ``mean_penalty`` is the mean of the agent's unit values (with the duplicate format
+      every unit has the same weight, so this is also the mean per seat-deal); its 95%
+      interval is a seeded BCa bootstrap over units (:func:`experiments.common.stats.penalty_ci`:
+      never below 0), which are independent (the seats and lineups of one deck are not).
+    - Paired difference ``x - y``: the mean over the units both played of
+      ``value_x - value_y``, with its t-interval: the two agents on the same cards.
+      Head to head (``h2h_``): per unit, the mean over the deals where both sat of x's
+      penalty minus y's (each the mean of its seats at that table), then the mean and
+      t-interval over units: the two agents against each other on the same cards.
+    - ``win_rate``: mean over observations of the win share (``1/k`` if the seat has the
+      lowest penalty at its table with ``k`` seats tied there, else 0); truncated deals
+      count with their hand penalties.  ``close_rate``: share of observations where the
+      seat closed.  ``open_rate``: where it laid its contract.  ``mean_open_turn``: the
+      mean over opened observations of the seat's own turn number of the opening.
+    - ``truncated`` / ``cancelled``: over the deals (tables) the agent sat at.
+    - Luck-corrected paired difference (``corrected_``, with ``--luck-correction``): the
+      same as the paired difference with each seat's penalty replaced by ``penalty -
+      luck`` (its stock draws' luck, :mod:`experiments.evaluation.luck.correction`).
+    - Ratings: a batch Bradley-Terry fit of all deals (:mod:`experiments.evaluation.ratings`): each
+      deal ranks the distinct agents at the table by penalty (mean penalty if seated
+      twice, lower is better, ties split); the order of the deals does not matter.
+    """
+    if isinstance(source, ResultsFile):
+        rf = source
+    else:
+        p = Path(source)
+        rf = read_results(p / RESULTS_FILE if p.is_dir() else p)
+    config = rf.config
+    labels = list(config.labels)
+    records = sorted(rf.records.values(), key=lambda r: r["index"])
+    expected = len(make_tasks(config))
+    groups = [str(c) for c in config.contracts] + (["all"] if len(config.contracts) > 1 else [])
+
+    # per (group, agent): observations and unit sums
+    obs: dict[tuple[str, str], list[tuple[float, float, bool, int | None]]] = defaultdict(list)
+    units: dict[tuple[str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    # the same with luck-corrected penalties (only when every deal recorded its luck)
+    corrected = config.luck is not None and all("luck" in r for r in records)
+    cunits: dict[tuple[str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    tables: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    # per (group, x, y) in label order: per unit, x's minus y's penalty at each shared table
+    h2h: dict[tuple[str, str, str], dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    order = {lab: i for i, lab in enumerate(labels)}
+    truncated_by_contract = {str(c): 0 for c in config.contracts}
+    for rec in records:
+        shares = win_shares(rec["penalty"])
+        gs = [str(rec["contract"])] + (["all"] if "all" in groups else [])
+        truncated_by_contract[str(rec["contract"])] += bool(rec["truncated"])
+        at_table = table_means(rec)
+        met = list(itertools.combinations(sorted(at_table, key=order.__getitem__), 2))
+        for g in gs:
+            for agent in at_table:
+                tables[(g, agent)].append(rec)
+            for s, agent in enumerate(rec["seats"]):
+                obs[(g, agent)].append((rec["penalty"][s], shares[s], rec["closer"] == s, rec["open_turn"][s]))
+                units[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s])
+                if corrected:
+                    cunits[(g, agent)][(rec["contract"], rec["deck"])].append(rec["penalty"][s] - rec["luck"][s])
+            for x, y in met:
+                h2h[(g, x, y)][(rec["contract"], rec["deck"])].append(at_table[x] - at_table[y])
+
+    agent_rows: list[AgentStats] = []
+    unit_means: dict[tuple[str, str], dict[tuple[int, int], float]] = {}
+    for g in groups:
+        for agent in labels:
+            o = obs.get((g, agent), [])
+            um = {k: sum(v) / len(v) for k, v in units.get((g, agent), {}).items()}
+            unit_means[(g, agent)] = um
+            ci = penalty_ci(um.values())
+            opened = [t for *_, t in o if t is not None]
+            tb = tables.get((g, agent), [])
+            n = len(o)
+            agent_rows.append(AgentStats(
+                contract=g, agent=agent, deals=len(tb), seat_deals=n, decks=len(um),
+                mean_penalty=ci.mean, ci_low=ci.low, ci_high=ci.high, ci_half=ci.half,
+                win_rate=sum(x[1] for x in o) / n if n else math.nan,
+                close_rate=sum(x[2] for x in o) / n if n else math.nan,
+                open_rate=len(opened) / n if n else math.nan,
+                mean_open_turn=sum(opened) / len(opened) if opened else math.nan,
+                truncated=sum(bool(r["truncated"]) for r in tb),
+                cancelled=sum(int(r["cancelled"]) for r in tb),
+            ))
+
+    pair_rows: list[PairStats] = []
+    for x, y in itertools.combinations(labels, 2):
+        for g in groups:
+            d: MeanCI = paired_difference(unit_means[(g, x)], unit_means[(g, y)])
+            h: MeanCI = mean_ci(sum(v) / len(v) for v in h2h.get((g, x, y), {}).values())
+            c = paired_difference(_unit_means(cunits, g, x), _unit_means(cunits, g, y)) if corrected else None
+            pair_rows.append(PairStats(g, x, y, d.n, d.mean, d.low, d.high, d.half,
+                                       h.n, h.mean, h.low, h.high, h.half,
+                                       *((c.mean, c.low, c.high, c.half) if c is not None else ())))
+
+    notes: list[str] = []
+    if config.luck is not None and not corrected:
+        notes.append("some deals recorded no luck correction, so no corrected differences are shown")
+    ratings = fit_ratings(labels, records)
+    return Summary(
+        config=config,
+        deals_played=len(records),
+        deals_expected=expected,
+        truncated=sum(bool(r["truncated"]) for r in records),
+        cancelled=sum(int(r["cancelled"]) for r in records),
+        agents=agent_rows,
+        pairs=pair_rows,
+        ratings=ratings,
+        truncated_by_contract=truncated_by_contract,
+        notes=notes,
+    )
+

@@ -1,0 +1,11 @@
+"""Training and measuring the learned belief of :mod:`agents.belief`.
+
+- :mod:`.records`: deals between built-in agents in the belief's own seed namespace
+  (never a tournament's decks), the positions a belief is asked about, and the true
+  hidden hands there;
+- :mod:`.fit`: ``python -m experiments.training.belief.fit``: record training positions and fit
+  the per-contract softmax weights (the shipped ``agents/models/belief-v1.json``);
+- :mod:`.measure`: ``python -m experiments.training.belief.measure``: held-out log-loss and
+  calibration of the uniform, rule and learned beliefs, with paired intervals and a
+  reliability diagram.
+"""

@@ -1,0 +1,303 @@
+"""Measuring beliefs on held-out deals: log-loss, calibration, paired intervals, speed.
+
+Usage::
+
+    python -m experiments.training.belief.measure --out runs/belief-measure
+    python -m experiments.training.belief.measure --model runs/belief/belief-v1.json --plot docs/img/belief-calibration.png
+
+The held-out deals of :mod:`experiments.training.belief.records` (never recorded by the fit) are
+played again and, at every recorded position, each belief (``uniform``, ``rule``,
+``learned``) states its expected hidden counts for every opponent with hidden cards.
+Scored against the true hidden counts ``n`` (``k`` cards, ``pool`` unseen copies):
+
+- **log-loss** per hidden card: ``-(1/k) sum_c n_c log(e_c / k)``, the cross-entropy of
+  the hidden cards under the belief's card distribution.  The rule model is a sampler: its
+  expected counts are the mean of :data:`agents.belief.RULE_SAMPLES` samples, mixed with
+  the uniform belief (weight ``eps``, :data:`RULE_EPS`) so that an unsampled card is not
+  impossible; every ``eps`` of :data:`RULE_EPS` is reported, the best one beside the fixed;
+- **per-copy log-loss and calibration** per card type: each unseen copy is hidden with the
+  probability ``e_c / pool_c``; the binary log-loss of that against ``n_c / pool_c``, and a
+  reliability diagram of mean predicted against mean observed in probability bins;
+- **paired intervals**: differences of the per-deal mean log-loss between two beliefs,
+  Student t over the held-out deals (positions of one deal are not independent);
+- **time** per call: expected counts and one sample of each belief, against the uniform
+  sample in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.belief import Belief, RuleBelief, UniformBelief
+from agents.belief.learned import LearnedBelief
+from agents.belief.model import SHIPPED_BELIEF
+from carioca_env.cards import NUM_CARD_TYPES, card_str
+from carioca_env.determinize import unseen_pool
+from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least
+from experiments.common.stats import mean_ci, paired_difference
+from experiments.training.belief.records import (
+    DEFAULT_AGENTS,
+    HELDOUT_EVERY,
+    AgentCache,
+    Position,
+    collect,
+    deal_indices,
+)
+
+#: The uniform mixing weights of the rule model's sampled counts that are scored.
+RULE_EPS = (0.01, 0.05, 0.2)
+#: The one fixed in advance (the others are shown to say how much the choice matters).
+RULE_EPS_FIXED = 0.05
+#: The bins of the reliability diagram (predicted probability that a copy is hidden there).
+BINS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 0.85, 1.0)
+#: Probabilities are clipped to [CLIP, 1 - CLIP] for the per-copy log-loss.
+CLIP = 1e-4
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """What is measured.
+
+    Attributes:
+        players: player counts.
+        contracts: contracts.
+        deals: deal numbers per (player count, contract), as in the fit; the held-out
+            fifth is played.
+        agents: agent specs drawn per seat (as in the fit).
+        seed: the seed in the belief's namespace (as in the fit).
+        record_prob: chance that a turn start is recorded.
+        model: the learned model (shipped name or file).
+        rule_samples: samples of the rule model's expectation.
+        out: folder for ``belief-measure.json``.
+        plot: the reliability diagram's PNG ('' for none).
+    """
+
+    players: tuple[int, ...] = (2,)
+    contracts: tuple[int, ...] = tuple(CONTRACT_CHOICES)
+    deals: int = 400
+    agents: tuple[str, ...] = DEFAULT_AGENTS
+    seed: int = 0
+    record_prob: float = 0.35
+    model: str = SHIPPED_BELIEF
+    rule_samples: int = 64
+    out: str = "runs/belief-measure"
+    plot: str = ""
+
+
+def card_log_loss(expected: np.ndarray, hidden: np.ndarray) -> float:
+    """Log-loss per hidden card of ``hidden`` under expected counts ``expected`` (same sum)."""
+    k = hidden.sum()
+    q = expected / expected.sum()
+    live = hidden > 0
+    return float(-(hidden[live] * np.log(q[live])).sum() / k)
+
+
+def copy_scores(expected: np.ndarray, hidden: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per card type, ``(predicted, observed)`` probability that one unseen copy is hidden
+    here (``nan`` where no copy is unseen)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(pool > 0, expected / pool, np.nan), np.where(pool > 0, hidden / pool, np.nan)
+
+
+class Tally:
+    """Sums for one belief: per deal log-losses, per card type copy log-losses, bins."""
+
+    def __init__(self) -> None:
+        self.by_deal: dict[tuple[int, int, int], list[float]] = defaultdict(list)
+        self.type_loss = np.zeros(NUM_CARD_TYPES)
+        self.type_copies = np.zeros(NUM_CARD_TYPES)
+        self.bin_pred = np.zeros(len(BINS) - 1)
+        self.bin_obs = np.zeros(len(BINS) - 1)
+        self.bin_copies = np.zeros(len(BINS) - 1)
+
+    def add(self, key: tuple[int, int, int], expected: np.ndarray, hidden: np.ndarray, pool: np.ndarray) -> None:
+        """Score one (position, opponent)."""
+        self.by_deal[key].append(card_log_loss(expected, hidden))
+        pred, obs = copy_scores(expected, hidden, pool)
+        live = pool > 0
+        p = np.clip(pred[live], CLIP, 1 - CLIP)
+        y = obs[live]
+        w = pool[live]
+        self.type_loss[live] += -w * (y * np.log(p) + (1 - y) * np.log(1 - p))
+        self.type_copies[live] += w
+        b = np.clip(np.searchsorted(BINS, pred[live], side="right") - 1, 0, len(BINS) - 2)
+        np.add.at(self.bin_pred, b, w * pred[live])
+        np.add.at(self.bin_obs, b, w * y)
+        np.add.at(self.bin_copies, b, w)
+
+    def deal_means(self) -> dict[Hashable, float]:
+        """Per deal, the mean log-loss of its scored (position, opponent) pairs."""
+        return {k: float(np.mean(v)) for k, v in self.by_deal.items()}
+
+    def summary(self) -> dict[str, Any]:
+        """Mean log-loss with its interval over deals, per-type copy log-loss, the bins and
+        the expected calibration error (copy-weighted |predicted - observed| over bins)."""
+        ci = mean_ci(self.deal_means().values())
+        with np.errstate(invalid="ignore"):
+            pred = self.bin_pred / self.bin_copies
+            obs = self.bin_obs / self.bin_copies
+        live = self.bin_copies > 0
+        ece = float((np.abs(pred - obs)[live] * self.bin_copies[live]).sum() / self.bin_copies[live].sum())
+        return {
+            "log_loss": ci.mean, "low": ci.low, "high": ci.high, "deals": ci.n,
+            "pairs": sum(len(v) for v in self.by_deal.values()),
+            "copy_log_loss": float(self.type_loss.sum() / self.type_copies.sum()),
+            "type_copy_log_loss": {card_str(c): float(self.type_loss[c] / self.type_copies[c])
+                                   for c in range(NUM_CARD_TYPES) if self.type_copies[c]},
+            "bins": [{"low": BINS[i], "high": BINS[i + 1], "predicted": float(pred[i]), "observed": float(obs[i]),
+                      "copies": float(self.bin_copies[i])} for i in range(len(BINS) - 1) if live[i]],
+            "ece": ece,
+        }
+
+
+def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
+    """Play the held-out deals, score every belief, write ``OUT/belief-measure.json``."""
+    uniform, rule, learned = UniformBelief(), RuleBelief(samples=cfg.rule_samples), LearnedBelief.load(cfg.model)
+    names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned"]
+    tallies = {n: Tally() for n in names}
+    per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
+    times: dict[str, list[float]] = defaultdict(list)
+    cache = AgentCache()
+
+    def timed(key: str, fn: Any, *args: Any) -> Any:
+        t = time.perf_counter()
+        out = fn(*args)
+        times[key].append(time.perf_counter() - t)
+        return out
+
+    def visit(pos: Position) -> None:
+        view = pos.view
+        e_uni = timed("uniform expected", uniform.expected_hidden, view)
+        e_rule = timed("rule expected", rule.expected_hidden, view)
+        learned._cache = None  # time the features too, as a first call on a view does
+        e_learned = timed("learned expected", learned.expected_hidden, view)
+        rng = random.Random(pos.deal)
+        for name, belief in (("uniform", uniform), ("rule", rule), ("learned", learned)):
+            b: Belief = belief
+            timed(f"{name} sample", b.sample, view, rng)
+        pool = np.array(unseen_pool(view), dtype=float)
+        key = (view.num_players, view.deal, pos.deal)
+        for s in range(view.num_players):
+            if s == view.seat or pos.hidden[s].sum() == 0:
+                continue
+            rows = {"uniform": e_uni[s], "learned": e_learned[s]}
+            for eps in RULE_EPS:
+                rows[f"rule eps={eps:g}"] = (1 - eps) * e_rule[s] + eps * e_uni[s]
+            for n, e in rows.items():
+                tallies[n].add(key, e, pos.hidden[s], pool)
+                per_contract[view.deal][n].add(key, e, pos.hidden[s], pool)
+
+    t0 = time.time()
+    for players in cfg.players:
+        for contract in cfg.contracts:
+            t = time.time()
+            collect(players, contract, deal_indices(cfg.deals, heldout=True), visit, seed=cfg.seed,
+                    agents=cfg.agents, record_prob=cfg.record_prob, cache=cache)
+            log(f"[belief-measure] p{players} c{contract}: {time.time() - t:.0f}s")
+    fixed = f"rule eps={RULE_EPS_FIXED:g}"
+    best_rule = min((f"rule eps={e:g}" for e in RULE_EPS), key=lambda n: tallies[n].summary()["log_loss"])
+
+    def diffs(group: dict[str, Tally]) -> dict[str, Any]:
+        out = {}
+        for a, b in (("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")):
+            d = paired_difference(group[a].deal_means(), group[b].deal_means())
+            out[f"{a} - {b}"] = {"mean": d.mean, "low": d.low, "high": d.high, "deals": d.n}
+        return out
+
+    result = {
+        "config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
+        "seconds": round(time.time() - t0, 1),
+        "beliefs": {n: t.summary() for n, t in tallies.items()},
+        "differences": diffs(tallies),
+        "per_contract": {str(c): {"beliefs": {n: {k: v for k, v in t.summary().items() if k in ("log_loss", "low", "high", "pairs", "ece")}
+                                              for n, t in group.items()},
+                                  "differences": diffs(group)} for c, group in per_contract.items()},
+        "ms_per_call": {k: 1000 * float(np.mean(v)) for k, v in times.items()},
+        "best_rule": best_rule,
+    }
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "belief-measure.json").write_text(json.dumps(result, indent=1) + "\n")
+    log(f"[belief-measure] wrote {out / 'belief-measure.json'} ({result['seconds']}s)")
+    if cfg.plot:
+        reliability_plot(result, Path(cfg.plot), ["uniform", fixed, "learned"])
+        log(f"[belief-measure] wrote {cfg.plot}")
+    return result
+
+
+def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str]) -> None:
+    """The reliability diagram of ``names``: mean predicted against mean observed
+    probability that an unseen copy is hidden in an opponent's hand, per bin."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.2, 4.6), dpi=110)
+    ax.plot([0, 1], [0, 1], color="0.6", lw=1, ls="--", label="perfect calibration")
+    for name, marker in zip(names, "osD^"):
+        s = result["beliefs"][name]
+        xs = [b["predicted"] for b in s["bins"]]
+        ys = [b["observed"] for b in s["bins"]]
+        ax.plot(xs, ys, marker=marker, ms=4, label=f"{name} (ECE {s['ece']:.3f})")
+    ax.set_xlabel("predicted P(an unseen copy is in the opponent's hidden cards)")
+    ax.set_ylabel("observed frequency")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("Belief calibration, held-out positions", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
+def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
+    """The :class:`MeasureConfig` of the command line (argparse exits 2 on a bad value)."""
+    p = argparse.ArgumentParser(prog="python -m experiments.training.belief.measure", description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, nargs="+", choices=PLAYER_CHOICES, default=[2])
+    p.add_argument("--contracts", type=int, nargs="+", choices=CONTRACT_CHOICES, default=list(CONTRACT_CHOICES))
+    p.add_argument("--deals", type=int_at_least(HELDOUT_EVERY), default=400)
+    p.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS))
+    p.add_argument("--seed", type=int_at_least(0), default=0)
+    p.add_argument("--record-prob", type=float, default=0.35)
+    p.add_argument("--model", default=SHIPPED_BELIEF, help="the learned model: a shipped name or a file")
+    p.add_argument("--rule-samples", type=int_at_least(1), default=64)
+    p.add_argument("--out", default="runs/belief-measure")
+    p.add_argument("--plot", default="", help="write the reliability diagram to this PNG")
+    a = p.parse_args(argv)
+    if not 0 < a.record_prob <= 1:
+        p.error(f"argument --record-prob: expected a number in (0, 1], got {a.record_prob:g}")
+    from agents.belief.model import BeliefModelError, load_belief_model
+
+    try:
+        load_belief_model(a.model)
+    except BeliefModelError as exc:
+        p.error(f"argument --model: {exc}")
+    return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
+                         a.model, a.rule_samples, a.out, a.plot)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.training.belief.measure``."""
+    cfg = config_from_args(argv)
+    try:
+        run(cfg)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""A resumable imitation run: held-out data, DAgger iterations, the model and its card.
+
+``run_imitation(config, out)`` writes in ``out``:
+
+- ``data/``: the labelled states (:mod:`experiments.training.imitate.dataset`);
+- ``learner/iter<i>.zip``: the learner after iteration i (full MaskablePPO state);
+- ``imitation.csv``: per iteration, rows, beta, losses, held-out accuracy;
+- ``strength/``: the duplicate tournament of the model against its teacher;
+- ``model.zip``, ``model.json``: the final model (no optimizer state) and its card.
+
+Each stage is skipped when its output exists, so rerunning the same command after an
+interruption resumes at the first unfinished shard or iteration (a killed shard is
+replayed from its first game: its games are seeded, so the same rows come out).
+Iteration ``i`` trains the learner of iteration ``i - 1`` for ``epochs`` passes over the
+data of iterations ``0..i`` (DAgger's aggregation), then measures it on the held-out
+decks.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from experiments.common.progress import progress_bar
+from experiments.training.imitate.config import ImitateConfig, ImitateError, derive_seed
+from experiments.training.imitate.dataset import DataFolder, DatasetError, Rows
+from experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy
+from experiments.training.imitate.rollout import play_game
+
+CURVE_COLUMNS = ("iteration", "beta", "train_rows", "learner_rows", "policy_loss", "value_loss",
+                 "heldout_rows", "heldout_accuracy", "uniform_accuracy", "choice_accuracy", "heldout_cross_entropy",
+                 "value_explained_variance", "wall_time_s")
+
+
+#: what ``--overwrite`` deletes in the run folder
+RUN_FILES = ("data", "learner", "strength", "imitation.csv", "state.json", "model.zip", "model.json")
+
+
+def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
+    from experiments.common.argtypes import check_agent_specs
+
+    teacher = check_agent_specs("--teacher", [config.teacher], config.players, ImitateError)[0]
+    return teacher, check_agent_specs("--opponents", config.opponents, config.players, ImitateError)
+
+
+def _generate(config: ImitateConfig, folder: DataFolder, split: str, iteration: int, games: int, beta: float,
+              teacher: Any, opponents: list[Any], learner: Any, progress: bool) -> None:
+    """Play the unfinished shards of ``split``/``iteration`` into ``folder`` (a progress bar per block)."""
+    shards = range(0, games, config.shard_games)
+    todo = [k for k in shards if not folder.has(f"{split}-i{iteration}-{k // config.shard_games}.npz")]
+    if not todo:
+        return
+    bar = progress_bar(total=games, initial=games - sum(min(config.shard_games, games - k) for k in todo),
+                       unit="game", desc=f"{split} i{iteration} beta={beta:.2f}", enabled=progress, file=sys.stderr)
+    for k in todo:
+        rows = Rows()
+        truncated = learner_moves = 0
+        for g in range(k, min(k + config.shard_games, games)):
+            info = play_game(config, split, iteration, g, beta, teacher, opponents, learner, rows)
+            truncated += info["truncated"]
+            learner_moves += info["learner_moves"]
+            bar.update(1)
+        folder.write(f"{split}-i{iteration}-{k // config.shard_games}.npz", rows, split=split, iteration=iteration,
+                     games=[k, min(k + config.shard_games, games)], beta=beta, truncated=truncated,
+                     learner_decisions=learner_moves)
+    bar.close()
+
+
+def _read_curve(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [{k: (float(v) if k not in ("iteration",) else int(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
+
+
+def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
+    from experiments.training.train.files import _atomic_write
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(CURVE_COLUMNS), lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()})
+    _atomic_write(path, buf.getvalue().encode())
+
+
+def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out: Path,
+             workers: int = 1) -> dict[str, Any]:
+    """Duplicate tournament of ``ppo:model_path`` against the teacher on the run's contracts
+    (``decks`` per contract, tournament ``seed``): means, paired difference and its 95% interval."""
+    return strength_against(model_path, config.teacher, config.players, config.deals, config.max_turns, decks,
+                            seed, out, workers)
+
+
+def strength_against(model_path: Path, opponent: str, players: int, contracts: tuple[int, ...], max_turns: int,
+                     decks: int, seed: int, out: Path, workers: int = 1) -> dict[str, Any]:
+    """Duplicate tournament of ``ppo:model_path`` against ``opponent`` on ``contracts``
+    (``decks`` per contract, tournament ``seed``): means, paired difference and its 95%
+    interval (negative: the model pays less)."""
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    tc = TournamentConfig(agents=(f"imitated=ppo:{model_path}", f"teacher={opponent}"), players=players,
+                          contracts=contracts, decks=decks, seed=seed, max_turns=max_turns)
+    summary = run_tournament(tc, out, workers=workers, progress=False, overwrite=True, write_summary=True,
+                             log=lambda m: None)
+    group = "all" if len(contracts) > 1 else str(contracts[0])
+    me, them = summary.agent("imitated", group), summary.agent("teacher", group)
+    pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"imitated", "teacher"})
+    sign = 1.0 if pair.agent_x == "imitated" else -1.0
+    lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
+    return {"opponent": opponent, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
+            "deals": summary.deals_played, "imitated_mean": me.mean_penalty, "teacher_mean": them.mean_penalty,
+            "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi}
+
+
+def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True, command: str = "",
+                  strength_decks: int = 0, strength_seed: int = 7, workers: int = 1,
+                  log: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
+    """Run (or resume) an imitation run into ``out``; returns the model card.
+
+    ``strength_decks > 0`` also plays the model against its teacher on that many fresh
+    decks per contract (tournament seed ``strength_seed``; tournament decks come from
+    another seed namespace than the imitation games).  ``overwrite`` deletes the run's
+    files in ``out`` first, once everything has been checked (:data:`RUN_FILES`).
+
+    Raises:
+        ImitateError: a bad agent spec, an unwritable folder, or a folder of another run.
+    """
+    import torch
+
+    from agents.ppo_agent import _rng_preserved, env_layout, model_card
+    from agents.threads import limit_torch_threads
+    from experiments.training.train import check_writable, package_versions, save_model
+    from experiments.training.train.files import remove_run_files
+
+    say = log or (lambda m: print(m, file=sys.stderr))
+    out = Path(out)
+    teacher, opponents = _build_agents(config)
+    check_writable(out)
+    threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
+    if overwrite:  # only now: a refused command must not lose the finished run
+        remove_run_files(out, RUN_FILES)
+    t0 = time.monotonic()
+    try:
+        try:
+            folder = DataFolder(out / "data", {**config.data_meta(), **env_layout(config.players, config.features)})
+        except DatasetError as exc:
+            raise ImitateError(str(exc)) from None
+        state_file = out / "state.json"
+        state = json.loads(state_file.read_text()) if state_file.exists() else {"wall_time_s": 0.0}
+        base_wall = float(state.get("wall_time_s", 0.0))
+
+        def wall() -> float:
+            return base_wall + time.monotonic() - t0
+
+        num_actions = env_layout(config.players, config.features)["action_size"]
+        _generate(config, folder, "heldout", 0, config.heldout_games, 1.0, teacher, opponents, None, progress)
+        heldout = folder.load("heldout")
+        curve = _read_curve(out / "imitation.csv")
+        model = None
+        for i in range(config.iterations):
+            ckpt = out / "learner" / f"iter{i}.zip"
+            if ckpt.exists():
+                continue
+            if model is None:
+                if i == 0:
+                    model = build_model(config)
+                else:
+                    from sb3_contrib import MaskablePPO
+
+                    with _rng_preserved():
+                        model = MaskablePPO.load(str(out / "learner" / f"iter{i - 1}.zip"), device="cpu")
+            beta = config.beta(i)
+            learner = None if i == 0 else learner_policy(model, config.learner_sample)
+            _generate(config, folder, "train", i, config.games, beta, teacher, opponents, learner, progress)
+            data = folder.load("train", iterations=range(i + 1))
+            n = len(data["action"])
+            bar = progress_bar(total=n * config.epochs, unit="row", desc=f"fit i{i}", enabled=progress,
+                               file=sys.stderr)
+            losses = fit(model, data, config, num_actions, derive_seed(config.seed, "fit", i), bar.update)
+            bar.close()
+            acc = accuracy(model, heldout, num_actions)
+            save_model(model, ckpt)
+            row = {"iteration": i, "beta": beta, "train_rows": n, "learner_rows": int(data["by_learner"].sum()),
+                   **losses, "heldout_rows": acc["rows"], "heldout_accuracy": acc["accuracy"],
+                   "uniform_accuracy": acc["uniform_accuracy"], "choice_accuracy": acc["choice_accuracy"],
+                   "heldout_cross_entropy": acc["cross_entropy"],
+                   "value_explained_variance": acc["value_explained_variance"], "wall_time_s": round(wall(), 1)}
+            curve = [r for r in curve if r["iteration"] != i] + [row]
+            _write_curve(out / "imitation.csv", curve)
+            state["wall_time_s"] = wall()
+            state_file.write_text(json.dumps(state) + "\n")
+            say(f"[imitate] iteration {i}: beta {beta:.2f}, {n} rows, held-out accuracy {acc['accuracy']:.3f} "
+                f"(uniform {acc['uniform_accuracy']:.3f}; {acc['choice_accuracy']:.3f} where there is a choice), "
+                f"{wall() / 60:.1f} min")
+        final = out / "model.zip"
+        card_file = out / "model.json"
+        if final.exists() and card_file.exists():
+            card = json.loads(card_file.read_text())
+        else:
+            if model is None:
+                from sb3_contrib import MaskablePPO
+
+                with _rng_preserved():
+                    model = MaskablePPO.load(str(out / "learner" / f"iter{config.iterations - 1}.zip"), device="cpu")
+            last = curve[-1] if curve else {}
+            card = model_card(
+                config.players, features=config.features, contract=config.contract, deals=list(config.deals), steps=0,
+                seed=config.seed, command=command or f"experiments.training.imitate.pipeline.run_imitation({config.to_json()})",
+                trained_by="imitation", teacher=config.teacher, opponents=list(config.opponents),
+                settings=config.network_settings(),
+                imitation={**config.to_json(), "data": "data", "curve": "imitation.csv",
+                           "heldout_accuracy": last.get("heldout_accuracy"),
+                           "uniform_accuracy": last.get("uniform_accuracy"),
+                           "choice_accuracy": last.get("choice_accuracy"),
+                           "train_rows": last.get("train_rows"), "heldout_rows": last.get("heldout_rows")},
+                wall_time_s=round(wall(), 1), versions=package_versions(),
+                created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            )
+            save_model(model, final, card, slim=True)
+        if strength_decks > 0 and "strength" not in card:
+            card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers)
+            card["wall_time_s"] = round(wall(), 1)
+            from experiments.training.train.files import _atomic_write
+
+            _atomic_write(card_file, (json.dumps(card, indent=1) + "\n").encode())
+        return card
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,94 @@
+"""The learning curve: duplicate tournaments of the current model against each evaluation opponent, and ``eval.csv``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from experiments.training.train.config import TrainConfig
+from experiments.training.train.files import _atomic_write
+
+EVAL_COLUMNS = (
+    "steps", "opponent", "contracts", "decks", "deals",
+    "learner_mean", "learner_ci_low", "learner_ci_high",
+    "opponent_mean", "opponent_ci_low", "opponent_ci_high",
+    "diff_mean", "diff_ci_low", "diff_ci_high",
+    "learner_open_rate", "learner_win_rate", "truncated", "wall_time_s",
+)
+
+
+def _label(spec: str) -> str:
+    lab = re.sub(r"[^A-Za-z0-9_.+-]+", "_", spec).strip("_") or "opponent"
+    return "opp_" + lab if lab == "learner" else lab
+
+
+def evaluate(model_path: str | Path, config: TrainConfig, steps: int, workdir: str | Path,
+             wall_time: float = 0.0) -> list[dict[str, Any]]:
+    """Duplicate tournaments of ``ppo:model_path`` against each evaluation opponent (one row each)."""
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    rows = []
+    max_turns = config.eval_max_turns or config.merged_settings["max_turns"]
+    contracts = config.eval_contracts
+    group = "all" if len(contracts) > 1 else str(contracts[0])
+    for opp in config.eval_opponents:
+        lab = _label(opp)
+        tc = TournamentConfig(agents=(f"learner=ppo:{model_path}", f"{lab}={opp}"), players=config.players,
+                              contracts=contracts, decks=config.eval_decks, seed=config.eval_seed,
+                              max_turns=max_turns)
+        summary = run_tournament(tc, Path(workdir) / f"vs-{lab}", workers=1, progress=False, overwrite=True,
+                                 write_summary=False, log=lambda m: None)
+        me, them = summary.agent("learner", group), summary.agent(lab, group)
+        pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"learner", lab})
+        sign = 1.0 if pair.agent_x == "learner" else -1.0
+        lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
+        rows.append({
+            "steps": steps, "opponent": opp, "contracts": " ".join(map(str, contracts)),
+            "decks": config.eval_decks, "deals": summary.deals_played,
+            "learner_mean": me.mean_penalty, "learner_ci_low": me.ci_low, "learner_ci_high": me.ci_high,
+            "opponent_mean": them.mean_penalty, "opponent_ci_low": them.ci_low, "opponent_ci_high": them.ci_high,
+            "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi,
+            "learner_open_rate": me.open_rate, "learner_win_rate": me.win_rate,
+            "truncated": summary.truncated, "wall_time_s": round(wall_time, 1),
+        })
+    return rows
+
+
+def read_eval_csv(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of an ``eval.csv`` (numbers as floats/ints)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    rows = []
+    with open(p, newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            row: dict[str, Any] = {}
+            for k, v in r.items():
+                if k in ("opponent", "contracts"):
+                    row[k] = v
+                elif k in ("steps", "decks", "deals", "truncated"):
+                    row[k] = int(float(v)) if v not in ("", None) else 0
+                else:
+                    row[k] = float(v) if v not in ("", None) else math.nan
+            rows.append(row)
+    return rows
+
+
+def write_eval_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write the learning curve (atomically)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(EVAL_COLUMNS), lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if isinstance(v, float) and math.isnan(v) else
+                        (round(v, 3) if isinstance(v, float) else v)) for k, v in r.items()})
+    _atomic_write(Path(path), buf.getvalue().encode())
+
+
+def _eval_text(rows: Sequence[dict[str, Any]]) -> str:
+    return " ".join(f"{_label(r['opponent'])}:{r['learner_mean']:.1f}/{r['opponent_mean']:.1f}" for r in rows)

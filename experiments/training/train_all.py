@@ -1,0 +1,491 @@
+"""``carioca train-all``: one MaskablePPO agent per contract and one for the whole game, compared.
+
+Usage::
+
+    carioca train-all                         # the default size (~45 min on 2 idle cores, 1-2 h shared)
+    carioca train-all --scale 4               # 4x the steps and decks
+    carioca train-all --quick                 # a smoke run in minutes
+    carioca train-all --report results/rl     # only rebuild the tables and plots
+
+What it does (every stage resumes: rerun the same command after an interruption)
+
+1. Trains ``models/contract<K>`` for each contract K (``carioca train --contract K``:
+   episodes of that deal only) and ``models/full`` (``--contract full``: the whole
+   game), each against ``--opponents`` (default random and greedy, one drawn per episode
+   and seat), ``--steps`` steps per contract
+   model and ``--full-steps`` for the full-game model, each with its learning curve
+   (``eval.csv`` against random and greedy).
+2. For each contract K a duplicate tournament (``tournaments/contract<K>``) of
+   ``ppo`` (the contract-K model), ``ppo_full`` (the full-game model, which plays every
+   contract), ``random``, ``greedy`` and ``heuristic`` on contract K, ``--decks`` decks:
+   every pair of agents at every seat of every deck.
+3. Writes ``results.csv`` (mean penalty per deal per contract per agent with 95%
+   intervals, and an ``all`` row: the mean of the seven contract means), ``pairs.csv``
+   (paired differences of the two PPO agents against each other agent), ``results.md``
+   (the tables), ``penalty.png`` (penalty per contract per agent, 95% CIs) and
+   ``learning_curves.png`` (every model's evaluation against its steps).
+
+``notebooks/results.ipynb`` reads the same folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from experiments.common.plots import eval_units
+from experiments.common.stats import format_interval
+from experiments.training.train import (
+    ALL_CONTRACTS,
+    DEFAULT_N_ENVS,
+    TrainConfig,
+    TrainError,
+    check_agents,
+    check_writable,
+    command_line,
+    read_eval_csv,
+    train,
+)
+from experiments.training.train.files import _atomic_write
+
+BASELINES = ("random", "greedy", "heuristic")
+
+#: The default size (``--scale`` multiplies steps and decks).
+DEFAULTS: dict[str, Any] = {"steps": 200_000, "full_steps": 400_000, "decks": 10, "eval_every": 25_000,
+                            "eval_decks": 20}
+#: ``--quick``: minutes, for smoke tests.
+QUICK: dict[str, Any] = {"steps": 2048, "full_steps": 2048, "decks": 2, "eval_every": 1024, "eval_decks": 2,
+                         "settings": {"n_epochs": 2}}
+
+
+def model_dirs(out: Path, contracts: tuple[int, ...], full: bool) -> dict[str, Path]:
+    """``{"contract1": out/models/contract1, ..., "full": out/models/full}``."""
+    d = {f"contract{k}": out / "models" / f"contract{k}" for k in contracts}
+    if full:
+        d["full"] = out / "models" / "full"
+    return d
+
+
+def _trained_steps(model_dir: Path) -> int:
+    try:
+        return int(json.loads((model_dir / "model.json").read_text())["steps"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse bad numbers before anything is trained or written.
+
+    Raises:
+        TrainError: naming the option, what it got and what is allowed.
+    """
+    def count(name: str, value: Any, low: int) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise TrainError(f"--{name} must be an integer >= {low}, got {value!r}")
+
+    count("steps", args.steps, 1)
+    count("full-steps", args.full_steps, 1)
+    count("decks", args.decks, 1)
+    count("eval-every", args.eval_every, 0)
+    count("seed", args.seed, 0)
+    count("tournament-seed", args.tournament_seed, 0)
+    count("max-turns", args.max_turns, 1)
+    count("n-envs", args.n_envs, 1)
+    count("workers", args.workers, 1)
+    if isinstance(args.players, list) and len(args.players) == 1:
+        args.players = args.players[0]  # as parsed: --players takes a list (several only with --pipeline)
+    if args.tournament_seed is None:
+        args.tournament_seed = 0  # the default without --pipeline (the pipeline's final one uses its own)
+    if args.players not in (2, 3, 4):
+        raise TrainError(f"--players must be 2, 3 or 4, got {args.players!r}")
+    bad = [k for k in args.contracts if k not in ALL_CONTRACTS]
+    if bad or not args.contracts:
+        raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
+    if not (isinstance(args.scale, (int, float)) and math.isfinite(args.scale) and args.scale > 0):
+        raise TrainError(f"--scale must be a number > 0, got {args.scale!r}")
+
+
+def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
+    """Run (or resume) the whole experiment into ``args.out``; returns the folder.
+
+    Every option, agent spec and the folder are checked before anything is written.
+    """
+    from experiments.common.argtypes import check_agent_specs
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    say = log or (lambda m: print(m, file=sys.stderr))
+    check_arguments(args)
+    size = dict(QUICK if args.quick else DEFAULTS)
+    steps = int((args.steps or size["steps"]) * args.scale)
+    full_steps = int((args.full_steps or size["full_steps"]) * args.scale)
+    decks = max(1, int((args.decks or size["decks"]) * args.scale))
+    eval_every = size["eval_every"] if args.eval_every is None else args.eval_every
+    out = Path(args.out)
+    contracts = tuple(args.contracts)
+    dirs = model_dirs(out, contracts, not args.no_full)
+    # everything is checked before anything is written: the training runs (their
+    # configs), the tournaments' agents, the folder
+    jobs = _training_jobs(args, dirs, size, steps, full_steps, eval_every)
+    check_agents(jobs[0][1])  # every run has the same opponents and evaluation agents
+    check_agent_specs("--baselines", args.baselines, args.players, TrainError)
+    tournaments = {k: TournamentConfig(agents=tuple(_tournament_agents(dirs, k, args.baselines)), players=args.players,
+                                       contracts=(k,), decks=decks, seed=args.tournament_seed, max_turns=args.max_turns)
+                   for k in contracts}
+    check_writable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
+    _atomic_write(out / "experiment.json", (json.dumps({
+        "format": "carioca-rl-experiment", "players": args.players, "contracts": list(contracts),
+        "full": not args.no_full, "steps": steps, "full_steps": full_steps, "decks": decks,
+        "opponents": list(args.opponents), "baselines": list(args.baselines), "seed": args.seed,
+        "n_envs": args.n_envs, "quick": bool(args.quick), "scale": args.scale,
+        "command": command_line(args, "train-all"),
+    }, indent=1) + "\n").encode())
+
+    # 1. training
+    jobs = [(name, cfg, d) for name, cfg, d in jobs if _trained_steps(d) < cfg.steps]
+    for name, d in dirs.items():
+        if name not in {j[0] for j in jobs}:
+            say(f"[train-all] {name}: already trained ({_trained_steps(d)} steps)")
+    if getattr(args, "backend", "local") == "ray":  # each run a Ray task (experiments/training/ray_train.py)
+        from experiments.training.ray_train import train_on_ray
+
+        train_on_ray(jobs, address=args.address, log=say)
+    else:
+        for name, cfg, d in jobs:
+            say(f"[train-all] training {name}: {cfg.steps} steps -> {d}")
+            t = time.monotonic()
+            train(cfg, d, progress=not args.no_progress, log=say)
+            say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
+
+    # 2. tournaments
+    for k, tc in tournaments.items():
+        say(f"[train-all] tournament on contract {k}: {', '.join(tc.agents)}")
+        run_tournament(tc, out / "tournaments" / f"contract{k}", workers=args.workers,
+                       progress=not args.no_progress, log=say, backend=getattr(args, "backend", "local"),
+                       address=getattr(args, "address", None))
+
+    # 3. tables and plots
+    report(out, log=say)
+    return out
+
+
+def _tournament_agents(dirs: dict[str, Path], k: int, baselines: list[str]) -> list[str]:
+    """The agents of contract ``k``'s tournament: its model, the full-game model, the baselines."""
+    agents = [f"ppo=ppo:{dirs[f'contract{k}']}"]
+    if "full" in dirs:
+        agents.append(f"ppo_full=ppo:{dirs['full']}")
+    return agents + list(baselines)
+
+
+def _training_jobs(args: argparse.Namespace, dirs: dict[str, Path], size: dict[str, Any], steps: int,
+                   full_steps: int, eval_every: int) -> list[tuple[str, TrainConfig, Path]]:
+    """``(name, config, folder)`` of every model's training run (checked as the configs are built)."""
+    jobs = []
+    for name, d in dirs.items():
+        target = full_steps if name == "full" else steps
+        contract: int | str = "full" if name == "full" else int(name.removeprefix("contract"))
+        eval_decks = max(1, int(size["eval_decks"] * min(args.scale, 2)))
+        if name == "full":  # evaluated on all seven contracts: about as many decks in all
+            eval_decks = max(1, eval_decks // 3)
+        settings = dict(size.get("settings", {}))
+        cfg = TrainConfig(
+            contract=contract, players=args.players, opponents=tuple(args.opponents), steps=target,
+            seed=args.seed, n_envs=args.n_envs, settings=settings, eval_every=eval_every, eval_decks=eval_decks,
+            eval_opponents=("random", "greedy"), eval_max_turns=args.max_turns,
+            checkpoint_every=max(4096, target // 5), tensorboard=not args.no_tensorboard,
+            command=(f"carioca train --contract {contract} --players {args.players} --opponents "
+                     f"{' '.join(args.opponents)} --steps {target} --seed {args.seed} --n-envs {args.n_envs} "
+                     + "".join(f"--set {k}={','.join(map(str, v)) if isinstance(v, list) else v} "
+                               for k, v in settings.items())
+                     + f"--eval-every {eval_every} --eval-decks {eval_decks} --eval-opponents random greedy "
+                     f"--eval-max-turns {args.max_turns} "
+                     f"--checkpoint-every {max(4096, target // 5)} --out {d}"),
+        )
+        jobs.append((name, cfg, d))
+    return jobs
+
+
+# =========================================================================== report
+
+
+def collect(out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """``(agent rows, pair rows, learning curves by model)`` of an experiment folder."""
+    rows: list[dict[str, Any]] = []
+    pairs: list[dict[str, Any]] = []
+    for sj in sorted((out / "tournaments").glob("contract*/summary.json"), key=lambda p: int(p.parent.name[8:])):
+        s = json.loads(sj.read_text())
+        for r in s["agents"]:
+            if r["contract"] == "all":
+                continue
+            rows.append({k: r[k] for k in ("contract", "agent", "decks", "mean_penalty", "ci_low", "ci_high",
+                                            "ci_half", "win_rate", "open_rate", "close_rate", "truncated")})
+        for p in s["pairs"]:
+            if p["contract"] != "all":
+                pairs.append(dict(p))
+    curves = {d.name: read_eval_csv(d / "eval.csv") for d in sorted((out / "models").glob("*")) if (d / "eval.csv").exists()}
+    return rows, pairs, curves
+
+
+def _nan(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def overall_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per agent, the mean of its contract means with a normal 95% half-width
+    ``sqrt(sum of squared half-widths) / K`` (contracts use independent decks)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["agent"], []).append(r)
+    out = []
+    for agent, rs in by.items():
+        means = [_nan(r["mean_penalty"]) for r in rs]
+        halves = [_nan(r["ci_half"]) for r in rs]
+        m = sum(means) / len(means)
+        h = math.sqrt(sum(x * x for x in halves)) / len(halves)
+        out.append({"contract": "all", "agent": agent, "decks": sum(r["decks"] for r in rs), "mean_penalty": m,
+                    "ci_low": m - h, "ci_high": m + h, "ci_half": h,
+                    "win_rate": sum(_nan(r["win_rate"]) for r in rs) / len(rs),
+                    "open_rate": sum(_nan(r["open_rate"]) for r in rs) / len(rs),
+                    "close_rate": sum(_nan(r["close_rate"]) for r in rs) / len(rs),
+                    "truncated": sum(r["truncated"] for r in rs)})
+    return out
+
+
+def _csv_text(columns: list[str], rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else
+                        (round(v, 3) if isinstance(v, float) else v)) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def _cell(m: float, lo: float, hi: float, n: int) -> str:
+    if math.isnan(m):
+        return "-"
+    return f"{m:.1f} {format_interval(lo, hi, n)}"  # "n/a (1 deck)" without an interval
+
+
+def report(out: str | Path, log: Any = None) -> list[Path]:
+    """Write results.csv, pairs.csv, results.md, penalty.png, learning_curves.png; returns the paths."""
+    say = log or (lambda m: print(m, file=sys.stderr))
+    out = Path(out)
+    rows, pairs, curves = collect(out)
+    if not rows:
+        raise TrainError(f"{out} holds no tournament summaries (tournaments/contract*/summary.json)")
+    allrows = rows + overall_rows(rows)
+    cols = ["contract", "agent", "decks", "mean_penalty", "ci_low", "ci_high", "ci_half", "win_rate",
+            "open_rate", "close_rate", "truncated"]
+    paths = [out / "results.csv", out / "pairs.csv", out / "results.md"]
+    _atomic_write(paths[0], _csv_text(cols, allrows).encode())
+    ppo_pairs = [p for p in pairs if "ppo" in (p["agent_x"], p["agent_y"]) or "ppo_full" in (p["agent_x"], p["agent_y"])]
+    _atomic_write(paths[1], _csv_text(["contract", "agent_x", "agent_y", "decks", "mean_diff", "ci_low", "ci_high",
+                                       "ci_half"], ppo_pairs).encode())
+    contracts = sorted({r["contract"] for r in rows}, key=int)
+    agents = list(dict.fromkeys(r["agent"] for r in rows))
+    lines = ["# RL experiment: MaskablePPO per contract and for the full game", "",
+             "Mean penalty per deal (lower is better), 95% t-interval over decks; `ppo` is the model trained on "
+             "that contract, `ppo_full` the full-game model. `all`: mean of the contract means "
+             "(half-width sqrt(sum h^2)/K).", "",
+             "| agent | " + " | ".join(f"c{c}" for c in contracts) + " | all |",
+             "|---|" + "---|" * (len(contracts) + 1)]
+    look = {(r["contract"], r["agent"]): r for r in allrows}
+    for a in agents:
+        cells = []
+        for c in contracts + ["all"]:
+            r = look.get((c, a))
+            cells.append("-" if r is None else _cell(_nan(r["mean_penalty"]), _nan(r["ci_low"]), _nan(r["ci_high"]),
+                                                        int(r["decks"])))
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    if ppo_pairs:
+        lines += ["", "## Paired differences (x - y on the same decks; negative: x better; * = CI excludes 0)", "",
+                  "| contract | x - y | mean diff | 95% CI |", "|---|---|---|---|"]
+        for p in ppo_pairs:
+            lo, hi = _nan(p["ci_low"]), _nan(p["ci_high"])
+            sig = "*" if not math.isnan(lo) and (lo > 0 or hi < 0) else ""
+            lines.append(f"| {p['contract']} | {p['agent_x']} - {p['agent_y']} | {_nan(p['mean_diff']):+.1f} | "
+                         f"{format_interval(lo, hi, int(p['decks']), signed=True)} {sig} |")
+    if curves:
+        lines += ["", "## Learning curves (last evaluation of each model)", "",
+                  "| model | steps | opponent | learner | opponent | diff [95% CI] |", "|---|---|---|---|---|---|"]
+        for name, rs in curves.items():
+            if not rs:
+                continue
+            last = max(r["steps"] for r in rs)
+            for r in rs:
+                if r["steps"] == last:
+                    lines.append(f"| {name} | {last} | {r['opponent']} | {r['learner_mean']:.1f} | {r['opponent_mean']:.1f} | "
+                                 f"{r['diff_mean']:+.1f} "
+                                 f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], eval_units(r), signed=True)} |")
+    _atomic_write(paths[2], ("\n".join(lines) + "\n").encode())
+    try:
+        paths += plot(out, allrows, curves)
+    except ImportError:
+        say("note: matplotlib is not installed: no plots")
+    return paths
+
+
+def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str, Any]]]) -> list[Path]:
+    """``penalty.png`` and ``learning_curves.png`` (see :mod:`experiments.common.plots` for the bands and legends)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from experiments.common.plots import learning_curves_figure, legend_outside
+
+    paths = []
+    groups = sorted({r["contract"] for r in rows if r["contract"] != "all"}, key=int) + ["all"]
+    agents = list(dict.fromkeys(r["agent"] for r in rows))
+    look = {(r["contract"], r["agent"]): r for r in rows}
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(groups) + 2), 4.2))
+    width = 0.8 / max(len(agents), 1)
+    for i, a in enumerate(agents):
+        xs, ys, lo, hi = [], [], [], []
+        for j, g in enumerate(groups):
+            r = look.get((g, a))
+            if r is None or math.isnan(_nan(r["mean_penalty"])):
+                continue
+            m = _nan(r["mean_penalty"])
+            xs.append(j + (i - (len(agents) - 1) / 2) * width)
+            ys.append(m)
+            # a penalty is never negative: an older t-interval reaching below 0 is drawn to 0
+            lo.append(0.0 if math.isnan(_nan(r["ci_low"])) else m - max(0.0, _nan(r["ci_low"])))
+            hi.append(0.0 if math.isnan(_nan(r["ci_high"])) else _nan(r["ci_high"]) - m)
+        ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=a)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"c{g}" if g != "all" else "all" for g in groups])
+    ax.set_ylabel("mean penalty per deal (lower is better)")
+    ax.set_title("Penalty per contract per agent, 95% CI over decks", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    legend_outside(ax)
+    fig.tight_layout()
+    p = out / "penalty.png"
+    fig.savefig(p, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    paths.append(p)
+
+    if any(curves.values()):
+        fig = learning_curves_figure(curves)
+        p = out / "learning_curves.png"
+        fig.savefig(p, dpi=100)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+# =========================================================================== CLI
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``carioca train-all``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (f"Default size: {DEFAULTS['steps']} steps per contract model, {DEFAULTS['full_steps']} for the "
+                     f"full game, {DEFAULTS['decks']} tournament decks per contract (~45 min on 2 idle cores, 1-2 h shared);\n"
+                     "--scale multiplies steps and decks. Rerunning the same command resumes every stage.")
+    parser.add_argument("--out", type=Path, default=Path("results/rl-experiment"), help="folder (default results/rl-experiment)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2],
+                        help="seats, 2-4 (default 2; several only with --pipeline)")
+    parser.add_argument("--contracts", type=int, nargs="+", default=list(ALL_CONTRACTS), help="contracts (default all seven)")
+    parser.add_argument("--no-full", action="store_true", help="no full-game model")
+    parser.add_argument("--steps", type=int, help=f"steps per contract model (default {DEFAULTS['steps']})")
+    parser.add_argument("--full-steps", type=int, help=f"steps of the full-game model (default {DEFAULTS['full_steps']})")
+    parser.add_argument("--decks", type=int, help=f"tournament decks per contract (default {DEFAULTS['decks']})")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply steps and decks (default 1)")
+    parser.add_argument("--quick", action="store_true", help="a tiny version (minutes): 2048 steps, 2 decks")
+    parser.add_argument("--opponents", nargs="+", default=["random", "greedy"], metavar="SPEC",
+                        help="training opponents; each episode every opponent seat draws one (default random greedy)")
+    parser.add_argument("--baselines", nargs="+", default=list(BASELINES), metavar="SPEC",
+                        help="tournament opponents (default random greedy heuristic)")
+    parser.add_argument("--eval-every", type=int, help="steps between learning-curve evaluations (default 25000)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    parser.add_argument("--tournament-seed", type=int,
+                        help="tournament seed (default 0; with --pipeline 2026: decks never used in training)")
+    parser.add_argument("--max-turns", type=int, default=300, help="tournament truncation (default 300, as in training)")
+    parser.add_argument("--n-envs", type=int, default=DEFAULT_N_ENVS,
+                        help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
+    parser.add_argument("--workers", type=int, default=2, help="tournament processes (default 2)")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="ray: every training run a Ray task (1 CPU each), then the tournaments on Ray; "
+                             "--address or RAY_ADDRESS joins a cluster (default local)")
+    parser.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster to join")
+    parser.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--report", type=Path, metavar="DIR", help="only rebuild the tables and plots of DIR")
+    p = parser.add_argument_group("the learned set (experiments/training/learned_set.py)")
+    p.add_argument("--pipeline", metavar="STAGES",
+                   help="imitate+ppo: per player count and target, imitation of the heuristic then fine-tuning; "
+                        "imitate: the imitation alone (resumable; see experiments/training/learned_set.py)")
+    p.add_argument("--final-tournament", action="store_true",
+                   help="with --pipeline: the duplicate tournament of the learned agents against heuristic, greedy "
+                        "and random on --decks fresh decks per contract (default 100)")
+    p.add_argument("--eval-seed", type=int, default=1, help="with --pipeline: tournament seed of training evaluations")
+    p.add_argument("--ship", nargs="+", default=[], metavar="NAME=TARGET/P",
+                   help="with --pipeline: copy finished models to agents/models/NAME (e.g. contract3-p4=contract3/4)")
+    p.add_argument("--export", type=Path, metavar="DIR",
+                   help="with --pipeline: copy the final tables, tournament summaries, learning curves and model "
+                        "cards to DIR (shipped-results/ holds them for notebooks/results.ipynb)")
+
+
+#: what the command says after Ctrl-C (experiments.cli prints it)
+INTERRUPTED = "rerun the same command to resume"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run, resume or report the experiment."""
+    if args.report is not None:
+        for p in report(args.report):
+            print(f"wrote {p}")
+        print((args.report / "results.md").read_text())
+        return 0
+    args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
+    args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
+    if args.pipeline is not None:
+        return _run_pipeline(args)
+    if len(args.players_list) != 1:
+        raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
+    args.players = args.players_list[0]
+    if args.tournament_seed is None:
+        args.tournament_seed = 0
+    t = time.monotonic()
+    out = run_experiment(args)
+    print((out / "results.md").read_text())
+    print(f"results in {out}/ (results.csv, pairs.csv, results.md, penalty.png, learning_curves.png); "
+          f"{(time.monotonic() - t) / 60:.1f} min")
+    return 0
+
+
+def _run_pipeline(args: argparse.Namespace) -> int:
+    from experiments.training import learned_set
+
+    for name, low in (("seed", 0), ("eval_seed", 0), ("workers", 1), ("max_turns", 1)):
+        v = getattr(args, name)
+        if v < low:
+            raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
+    if args.decks is not None and args.decks < 1:
+        raise TrainError(f"--decks must be an integer >= 1, got {args.decks}")
+    learned_set.check(args)  # every --ship and the folders too, before the first model is trained
+    if args.tournament_seed is None:
+        args.tournament_seed = 2026
+    out = learned_set.run_pipeline(args)
+    for spec in args.ship:
+        print(f"shipped {learned_set.ship(out, spec)}")
+    if args.final_tournament:
+        learned_set.final_tournament(args)
+        print(learned_set.report(out))
+    if args.export is not None:
+        learned_set.report(out)
+        print(f"exported {len(learned_set.export(out, args.export))} files to {args.export}/")
+    print(f"learned set in {out}/ (pipeline.json: commands, seeds and wall times)")
+    return 0

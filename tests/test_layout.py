@@ -1,0 +1,69 @@
+"""The shape of experiments/: commands live in modules named after them, groups import downward."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from experiments.cli import COMMANDS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENTS = ROOT / "experiments"
+#: the groups of experiments/, each importing only the ones listed for it
+ALLOWED = {
+    "common": set(),
+    "evaluation": {"common"},
+    "training": {"common", "evaluation"},
+    "apps": {"common", "evaluation"},
+}
+#: the one package allowed across: the bench's ppo section measures training itself
+CROSSING = {("experiments.evaluation.bench", "training")}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_lives_in_the_module_named_after_it(command: str) -> None:
+    module = COMMANDS[command][0]
+    group, name = module.split(".")[1:]
+    assert group in ("evaluation", "training", "apps") and name == command.replace("-", "_")
+
+
+def test_experiments_has_no_loose_modules_beside_its_groups() -> None:
+    loose = sorted(p.name for p in EXPERIMENTS.glob("*.py"))
+    assert loose == ["__init__.py", "cli.py"]
+    assert sorted(p.name for p in EXPERIMENTS.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(ALLOWED)
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def test_groups_import_downward_only() -> None:
+    wrong = []
+    for path in sorted(EXPERIMENTS.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        if len(rel.parts) < 3:
+            continue  # experiments/__init__.py and cli.py sit above the groups
+        group = rel.parts[1]
+        package = ".".join(rel.parts[:3])
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "experiments" or len(parts) < 2 or parts[1] in (group, "cli"):
+                continue
+            if parts[1] not in ALLOWED[group] and (package, parts[1]) not in CROSSING:
+                wrong.append(f"{'/'.join(rel.parts)} imports {name}")
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("command", ["demo", "play", "replay", "tournament", "serve"])
+def test_a_command_module_has_the_cli_interface(command: str) -> None:
+    module = importlib.import_module(COMMANDS[command][0])
+    assert callable(module.add_arguments) and callable(module.run)
