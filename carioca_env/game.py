@@ -42,7 +42,7 @@ from carioca_env.errors import (
     described,
 )
 from carioca_env.game_config import GameConfig, check_game_config
-from carioca_env.meld_moves import meld_moves
+from carioca_env.meld_moves import meld_moves, table_moves
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, meld_kinds_match
@@ -58,6 +58,8 @@ __all__ = [
 
 #: the 53 discard moves, built once (the move generator lists them on every play turn)
 _DISCARDS = tuple(Move.discard(c) for c in range(NUM_CARD_TYPES))
+#: the two draws, built once likewise (moves are immutable values)
+_DRAW_STOCK, _DRAW_DISCARD = Move.draw_stock(), Move.draw_discard()
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,9 @@ class Game(GameRecords):
         self.table_version = 0
         self._snapshot_version = -1
         self._snapshot: tuple[tuple[Meld, ...], ...] = ()
+        #: (table_version, table_moves(table)) for :meth:`meld_moves`; replaced, never mutated,
+        #: so a clone may share it
+        self._table_moves_cache: tuple[int, tuple[tuple[int, Move], ...]] = (-1, ())
         if start.dealer is not None:
             self.dealer = start.dealer
         else:
@@ -329,9 +334,9 @@ class Game(GameRecords):
     def _legal_draw(self) -> list[Move]:
         moves = []
         if self.stock:
-            moves.append(Move.draw_stock())
+            moves.append(_DRAW_STOCK)
         if self.discard:
-            moves.append(Move.draw_discard())
+            moves.append(_DRAW_DISCARD)
         return moves
 
     def _legal_discard(self) -> list[Move]:
@@ -352,7 +357,22 @@ class Game(GameRecords):
         if self.phase is not Phase.PLAY:
             return []
         seat = self.current
-        return meld_moves(self.hands[seat], self.hand_sizes[seat], self.opened[seat], self.table, self.contract)
+        if not self.opened[seat]:
+            return meld_moves(self.hands[seat], self.hand_sizes[seat], False, self.table, self.contract)
+        if self.hand_sizes[seat] < 2:  # R10: a lay-off or swap must leave a card
+            return []
+        counts = self.hands[seat]
+        return [move for card, move in self._table_moves() if counts[card]]
+
+    def _table_moves(self) -> tuple[tuple[int, Move], ...]:
+        """:func:`~carioca_env.meld_moves.table_moves` of the table, rebuilt only when
+        ``table_version`` moved (the lay-offs and swaps of an opened seat are the ones
+        whose card it holds: a filter, not a walk over every meld, on each play phase)."""
+        version, moves = self._table_moves_cache
+        if version != self.table_version:
+            moves = table_moves(self.table)
+            self._table_moves_cache = (self.table_version, moves)
+        return moves
 
     # ------------------------------------------------------------------ applying
 

@@ -23,21 +23,30 @@ def meld_moves(counts: Sequence[int], hand_size: int, opened: bool,
     if not opened:
         # enumerate_openings gives canonical tuples (tested): skip Move.open's sorting
         return [Move(MoveKind.OPEN, melds=o) for o in enumerate_openings(counts, contract)]
-    moves: list[Move] = []
     if hand_size < 2:  # R10: a lay-off or swap must leave a card
-        return moves
+        return []
+    return [move for card, move in table_moves(table) if counts[card]]
+
+
+def table_moves(table: Sequence[Sequence[TableMeld]]) -> tuple[tuple[int, Move], ...]:
+    """Every lay-off (R9) and joker swap (R11) that ``table`` takes from some hand, each
+    with the card type it needs, in the order of :func:`meld_moves`: per seat, per meld,
+    its lay-offs, then its swaps.
+
+    It depends on the table alone, so :meth:`carioca_env.Game.meld_moves` keeps it until
+    the table changes; a seat's moves are the ones whose card it holds.
+    """
+    moves: list[tuple[int, Move]] = []
     for owner, melds in enumerate(table):
         for index, meld in enumerate(melds):
             for card, ends in meld.layoff_cards().items():
-                if counts[card]:
-                    moves.extend(Move.lay_off(card, owner, index, e) for e in ends)
+                moves.extend((card, Move.lay_off(card, owner, index, e)) for e in ends)
             swaps = meld.joker_swaps()
             if swaps:
                 ends = meld.open_ends()
                 for card in dict.fromkeys(swaps):
-                    if counts[card]:
-                        moves.extend(Move.swap(card, owner, index, e) for e in ends)
-    return moves
+                    moves.extend((card, Move.swap(card, owner, index, e)) for e in ends)
+    return tuple(moves)
 
 
 def view_meld_moves(view: PlayerView) -> list[Move]:

@@ -360,19 +360,32 @@ class _SeatCache:
     """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes."""
 
     __slots__ = ("game", "out", "hand", "pile", "top", "discarded", "known", "table_version", "table_counts",
-                 "pending")
+                 "base", "pending", "opened", "sizes", "totals", "deal", "phase")
 
     def __init__(self, game: Game, size: int) -> None:
+        n = game.num_players
         self.game = game  # the game itself, not its id: an id can be reused once collected
         self.out = np.zeros(size, dtype=np.float32)
         self.hand: list[int] | None = None
-        self.pile: list[int] | None = None
+        self.pile: list[int] = []  # out's discard-pile counts are those of this list
         self.top = -1  # index of the top-discard one-hot set in out, if any
         self.pending = False  # whether out holds opening melds being chosen
-        self.discarded: list[list[int] | None] = [None] * game.num_players
-        self.known: list[list[int] | None] = [None] * game.num_players
+        self.discarded: list[list[int] | None] = [None] * n
+        self.known: list[list[int] | None] = [None] * n
         self.table_version = -1
         self.table_counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
+        #: the deck less the pile and the table: ``unseen`` is this less the hand
+        self.base = _DECK.copy()
+        # the tail pieces as last written (None: not yet)
+        self.opened: list[bool] | None = None
+        self.sizes: list[int] | None = None
+        self.totals: list[int] | None = None
+        self.deal: tuple[int, int, int] | None = None  # deal_index, deal_number, dealer
+        self.phase = -1  # index of the phase one-hot set in out, if any
+
+
+#: pile changes beyond this many cards (a recycled stock, a new deal) are recounted
+_PILE_STEPS = 4
 
 
 class GameEncoder:
@@ -382,9 +395,10 @@ class GameEncoder:
     reference: the tests compare the two on many random states of every deal, phase and
     player count, so this encoder cannot show a seat more than its view holds.  It skips
     building the view (copies of every public list) and keeps, per observing seat, the
-    array it returned last time: card-count pieces are rewritten only when their source
-    list changed (a list comparison costs far less than a conversion) and the melds only
-    when ``Game.table_version`` moved.
+    array it returned last time, rewriting only what changed: card-count pieces when their
+    source list changed (a list comparison costs far less than a conversion), the discard
+    pile card by card when a few cards were put on or taken off it, the melds only when
+    ``Game.table_version`` moved, and the scalar pieces one value at a time.
     """
 
     def __init__(self, num_players: int, features: str = "base") -> None:
@@ -404,10 +418,12 @@ class GameEncoder:
         self._pile = s["discard_pile"]
         self._unseen = s["unseen"]
         self._melds = s["melds"]
-        self._tail = slice(s["opened"].start, s["phase"].stop)
+        self._opened = s["opened"]
+        self._sizes = s["hand_sizes"]
+        self._totals = s["totals"]
         self._pending = slice(s["pending"].start, s["pending_melds"].stop)
-        if self._tail.stop != self._pending.start or self._pending.stop != layout.size:
-            raise RuntimeError("GameEncoder expects opened..phase, then pending, pending_melds, to end the layout")
+        if self._pending.stop != layout.size:
+            raise RuntimeError("GameEncoder expects pending, pending_melds, to end the layout")
         self._caches: list[_SeatCache | None] = [None] * num_players
         self._orders = [[(seat + k) % num_players for k in range(num_players)] for seat in range(num_players)]
 
@@ -426,9 +442,32 @@ class GameEncoder:
         cache.table_counts = counts
         cache.table_version = game.table_version
 
+    def _write_pile(self, pile: list[int], cache: _SeatCache) -> bool:
+        """Bring out's discard-pile counts (and ``cache.base``) to ``pile``; whether the
+        whole pile was recounted (``base`` then needs recomputing)."""
+        old = cache.pile
+        out, p = cache.out, self._pile.start
+        # piles change at the top: find where the two part, a few cards down at most
+        k = min(len(old), len(pile))
+        low = max(0, k - _PILE_STEPS)
+        while k > low and old[k - 1] != pile[k - 1]:
+            k -= 1
+        if len(old) - k + len(pile) - k <= _PILE_STEPS and old[:k] == pile[:k]:
+            base = cache.base
+            for c in old[k:]:
+                out[p + c] -= 1.0
+                base[c] += 1.0
+            for c in pile[k:]:
+                out[p + c] += 1.0
+                base[c] -= 1.0
+            cache.pile = list(pile)
+            return False
+        out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
+        cache.pile = list(pile)
+        return True
+
     def encode(self, game: Game, seat: int, pending: Sequence[Meld] = ()) -> np.ndarray:
         """The observation array of ``seat`` in ``game`` (``pending``: opening melds chosen so far)."""
-        n = self.num_players
         off = self._off
         cache = self._caches[seat]
         if cache is None or cache.game is not game:
@@ -437,25 +476,27 @@ class GameEncoder:
         if cache.top >= 0:
             out[cache.top] = 0.0
             cache.top = -1
-        counts_changed = False
-        hand = game.hands[seat]
-        if hand != cache.hand:
-            out[self._hand] = hand
-            cache.hand = list(hand)
-            counts_changed = True
+        # unseen = deck - pile - table (cache.base) - hand: rewritten when any part moved
+        base_moved = recount = False
         pile = game.discard
         if pile != cache.pile:
-            out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
-            cache.pile = list(pile)
-            counts_changed = True
+            recount = self._write_pile(pile, cache)
+            base_moved = True
         if pile:
             cache.top = self._top.start + pile[-1]
             out[cache.top] = 1.0
         if game.table_version != cache.table_version:
             self._write_melds(game, seat, cache)
-            counts_changed = True
-        if counts_changed:
-            out[self._unseen] = _DECK - out[self._hand] - out[self._pile] - cache.table_counts
+            recount = base_moved = True
+        if recount:
+            cache.base = _DECK - out[self._pile] - cache.table_counts
+        hand = game.hands[seat]
+        if hand != cache.hand:
+            out[self._hand] = hand
+            cache.hand = list(hand)
+            base_moved = True
+        if base_moved:
+            np.subtract(cache.base, out[self._hand], out=out[self._unseen])
         d0 = off["discarded_by"]
         k0 = off["known_cards"] - NUM_CARD_TYPES  # opponents only: relative seat k >= 1
         order = self._orders[seat]
@@ -469,24 +510,7 @@ class GameEncoder:
                 if kn != cache.known[q]:
                     out[k0 + k * NUM_CARD_TYPES:k0 + (k + 1) * NUM_CARD_TYPES] = kn
                     cache.known[q] = list(kn)
-        # "opened" .. "phase" are contiguous: one list, one assignment
-        opened, sizes, totals = game.opened, game.hand_sizes, game.totals
-        tail = [float(opened[q]) for q in order]
-        tail.extend(sizes[q] / 13.0 for q in order)
-        tail.extend(min(totals[q] / 100.0, OBS_HIGH) for q in order)
-        contract = [0.0] * NUM_CONTRACTS
-        contract[game.deal_number - 1] = 1.0
-        tail += contract
-        tail.append(game.deal_index / 7.0)
-        dealer = [0.0] * n
-        dealer[(game.dealer - seat) % n] = 1.0
-        tail += dealer
-        tail.append(len(game.stock) / 108.0)
-        tail.append(min(game.turn / 100.0, OBS_HIGH))
-        phase = [0.0] * 4
-        phase[3 if pending else _PHASE_INDEX[game.phase]] = 1.0
-        tail += phase
-        out[self._tail] = tail
+        self._write_tail(game, seat, pending, cache)
         if pending or cache.pending:
             out[self._pending] = 0.0
             p = off["pending"]
@@ -507,6 +531,39 @@ class GameEncoder:
             view = game.view(seat)
             parts += [_extra_values(extra, view, pending) for extra in self._extras]
         return np.concatenate(parts)
+
+    def _write_tail(self, game: Game, seat: int, pending: Sequence[Meld], cache: _SeatCache) -> None:
+        """The pieces ``opened`` .. ``phase``: each list piece when its source list
+        changed, the scalars one value each (a few scalar writes cost less than
+        building and converting the whole tail)."""
+        out, off, order = cache.out, self._off, self._orders[seat]
+        opened, sizes, totals = game.opened, game.hand_sizes, game.totals
+        if opened != cache.opened:
+            out[self._opened] = [float(opened[q]) for q in order]
+            cache.opened = list(opened)
+        if sizes != cache.sizes:
+            out[self._sizes] = [sizes[q] / 13.0 for q in order]
+            cache.sizes = list(sizes)
+        if totals != cache.totals:
+            out[self._totals] = [min(totals[q] / 100.0, OBS_HIGH) for q in order]
+            cache.totals = list(totals)
+        deal = (game.deal_index, game.deal_number, game.dealer)
+        if deal != cache.deal:
+            c0, r0 = off["contract"], off["dealer"]
+            out[c0:c0 + NUM_CONTRACTS] = 0.0
+            out[c0 + deal[1] - 1] = 1.0
+            out[off["deal_index"]] = deal[0] / 7.0
+            out[r0:r0 + self.num_players] = 0.0
+            out[r0 + (deal[2] - seat) % self.num_players] = 1.0
+            cache.deal = deal
+        out[off["stock_size"]] = len(game.stock) / 108.0
+        out[off["turn"]] = min(game.turn / 100.0, OBS_HIGH)
+        phase = off["phase"] + (3 if pending else _PHASE_INDEX[game.phase])
+        if phase != cache.phase:
+            if cache.phase >= 0:
+                out[cache.phase] = 0.0
+            out[phase] = 1.0
+            cache.phase = phase
 
     @staticmethod
     def _cached(store: list, game: Game, seat: int, key: tuple, encode: Callable[[PlayerView], np.ndarray]) -> np.ndarray:

@@ -298,6 +298,7 @@ def game_from_position(pos: Position, seed: int = 0, cls: type[Game] = Game) -> 
     game.table_version = 1
     game._snapshot_version = -1
     game._snapshot = ()
+    game._table_moves_cache = (-1, ())
     game.dealer = pos.dealer
     game.first_dealer = pos.first_dealer if pos.first_dealer is not None else (pos.dealer - pos.deal_index) % n
     game.hands = [counts_of(h) for h in pos.hands]

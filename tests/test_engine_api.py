@@ -35,7 +35,7 @@ def _played(seed: int, moves: int, n: int = 2, deals: tuple[int, ...] = (1, 2, 3
 
 def _state(game: Game) -> dict:
     """Everything a game holds, comparable with ==."""
-    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version")}
+    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
     d["rng"] = game.rng.getstate()
     d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
     return d

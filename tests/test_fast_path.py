@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from carioca_env import Game, GameConfig  # noqa: E402
+from carioca_env import Game, GameConfig, Phase  # noqa: E402
 from carioca_env.action_state import CariocaState  # noqa: E402
 
 from random_play import BiasedPolicy  # noqa: E402
@@ -26,7 +26,7 @@ from random_play import BiasedPolicy  # noqa: E402
 
 def _state(game: Game) -> dict:
     """Everything a game holds, comparable with ==."""
-    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version")}
+    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
     d["rng"] = game.rng.getstate()
     d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
     return d
@@ -238,3 +238,84 @@ def test_replayed_positions_equal_the_checked_replay_at_every_move(n: int) -> No
         if k < replay.length:
             kinds.add(fresh.push(moves[k]).kind)
     assert len(kinds) >= 5, kinds  # openings, lay-offs, discards and draws were replayed
+
+
+# --- cached lay-offs and swaps
+
+
+def _compare_table_moves(seed: int, n: int, contract: int, clone_at: int) -> int:
+    """Play a biased game (and a clone of it from move ``clone_at`` that plays on
+    differently), comparing ``Game.meld_moves`` with ``meld_moves`` walking the table
+    afresh before every move; returns how many play phases of opened seats had moves."""
+    from carioca_env.meld_moves import meld_moves
+
+    game = Game(GameConfig(n, (contract, contract % 7 + 1)), seed=seed)
+    games = [game]
+    policy = BiasedPolicy(random.Random(seed), joker_runs=True)
+    rng = random.Random(seed)
+    laid = 0
+    for t in range(900):
+        if t == clone_at:
+            games.append(game.clone())
+        for g in games:
+            if g.game_over:
+                continue
+            seat = g.current
+            reference = meld_moves(g.hands[seat], g.hand_sizes[seat], g.opened[seat], g.table, g.contract) \
+                if g.phase is Phase.PLAY else []
+            assert g.meld_moves() == reference, (t, g is game)
+            laid += bool(reference) and g.opened[seat]
+            g.apply(policy.choose(g) if g is game or rng.random() < 0.5 else rng.choice(g.legal_moves()))
+    return laid
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), contract=st.integers(1, 7), clone_at=st.integers(0, 200))
+def test_cached_table_moves_equal_the_walk_over_the_table(seed: int, n: int, contract: int, clone_at: int) -> None:
+    """``Game.meld_moves`` (lay-offs and swaps filtered from a list kept per table
+    version) equals ``meld_moves`` walking the table afresh, in the same order, in every
+    play phase of biased games at every contract; a clone taken midway plays on
+    differently and must not reuse the original's list."""
+    _compare_table_moves(seed, n, contract, clone_at)
+
+
+def test_cached_table_moves_are_compared_where_lay_offs_exist() -> None:
+    """The comparison above meets opened seats with lay-offs and swaps to make."""
+    assert sum(_compare_table_moves(seed, 3, 1 + seed % 7, 50) for seed in range(4)) >= 20
+
+
+# --- the env's fast paths (encoder, mask) against their references, all contracts
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), deals=st.permutations([1, 2, 3, 4, 5, 6, 7]),
+       p_look=st.sampled_from([0.15, 0.5, 1.0]), bias=st.sampled_from([0.0, 0.6, 0.95]))
+def test_env_encoder_and_mask_equal_their_references(seed: int, n: int, deals: list[int], p_look: float,
+                                                    bias: float) -> None:
+    """Along a game of every contract (in any order) at 2-4 players, driven through
+    action ids (openings meld by meld, lay-offs, swaps, as often as ``bias`` says): the
+    mask before every step equals ``legal_mask`` of the engine's ``legal_moves()``, and
+    each seat that looks (with probability ``p_look``, so the encoder's caches are stale
+    by any number of moves) sees exactly ``encode_observation`` of its view."""
+    from carioca_env.actions import ActionKind, action_table
+    from carioca_env.observation import encode_observation
+
+    table = action_table(n)
+    state = CariocaState(Game(GameConfig(n, tuple(deals[:3])), seed=seed))
+    rng = random.Random(seed)
+    melding = (ActionKind.OPEN_MELD, ActionKind.LAY_OFF, ActionKind.SWAP)
+    for _ in range(700):
+        game = state.game
+        if game.game_over:
+            break
+        actor = game.current_player
+        mask = state.mask()
+        assert np.array_equal(mask, table.legal_mask(game.legal_moves(), actor, state.pending)), len(game.moves)
+        for seat in range(n):
+            if rng.random() < p_look:
+                pending = state.pending if seat == actor else ()
+                assert np.array_equal(state.observe(seat), encode_observation(game.view(seat), pending)), \
+                    (len(game.moves), seat)
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        meld = [a for a in legal if table.decode(a).kind in melding]
+        state.play_legal(rng.choice(meld) if meld and rng.random() < bias else rng.choice(legal))
