@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.evaluation.tournament import TournamentConfig, deal_deck, derive_seed
+from experiments.common.seeds import BELIEF, TOURNAMENT, derive_seed
+from experiments.evaluation.tournament import TournamentConfig, deal_deck
 from experiments.training.belief import fit as fit_mod
 from experiments.training.belief.fit import FitConfig, newton, softmax_loss
-from experiments.training.belief.records import HELDOUT_EVERY, belief_seed, deal_indices, is_heldout, play_positions
+from experiments.training.belief.records import HELDOUT_EVERY, deal_indices, is_heldout, play_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,11 +30,11 @@ def test_belief_decks_are_never_a_tournaments() -> None:
     for seed in range(3):
         for contract in range(1, 8):
             for d in range(40):
-                theirs.add(derive_seed(seed, "deck", contract, d))
+                theirs.add(derive_seed(TOURNAMENT, seed, "deck", contract, d))
                 cards, _dealer, _g = deal_deck(TournamentConfig(agents=("heuristic", "greedy"), seed=seed), contract, d)
                 their_decks.add(tuple(cards))
                 for players in (2, 3, 4):
-                    s = belief_seed(seed, "deal", players, contract, d)
+                    s = derive_seed(BELIEF, seed, "deal", players, contract, d)
                     ours.add(s)
                     if players == 2:
                         rng = random.Random(s)

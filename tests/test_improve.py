@@ -122,13 +122,13 @@ def test_with_opponents_only_the_teachers_seat_is_labelled_and_every_seat_takes_
     assert ((rows["cand"] >= 0).sum(1) > 1).sum() > 10
     # the game is played with greedy in the other seat: replaying game 0 with a greedy
     # opponent reproduces the teacher's observations row by row (up to its opening)
-    from experiments.training.improve.config import derive_seed
+    from experiments.common.seeds import IMPROVE, derive_seed
 
     cfg = ImproveConfig(**{**TINY, "opponents": ("greedy",)})
-    game = Game(GameConfig(num_players=2, deals=(1,)), seed=derive_seed(cfg.seed, "train", "game", 0))
+    game = Game(GameConfig(num_players=2, deals=(1,)), seed=derive_seed(IMPROVE, cfg.seed, "train", "game", 0))
     actors = [HeuristicAgent(0), GreedyAgent(0)]
     for s, a in enumerate(actors):
-        a.reset(derive_seed(cfg.seed, "train", "teacher", 0, s))
+        a.reset(derive_seed(IMPROVE, cfg.seed, "train", "teacher", 0, s))
     obs = rows["obs"][rows["game"] == 0]
     checked = 0
     while checked < len(obs) and not game.game_over:

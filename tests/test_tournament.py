@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
+from experiments.common.seeds import TOURNAMENT, derive_seed
 from experiments.evaluation.tournament import (
     FORMAT_VERSION,
     RESULTS_FILE,
     TournamentConfig,
     TournamentError,
     deal_deck,
-    derive_seed,
     lineups,
     make_tasks,
     read_results,
@@ -116,8 +116,8 @@ def test_two_copies_of_one_agent_play_identical_deals_in_each_seat(tmp_path: Pat
 
 
 def test_derived_seeds_are_deterministic_and_distinct() -> None:
-    assert derive_seed(0, "deck", 1, 0) == derive_seed(0, "deck", 1, 0)
-    seeds = {derive_seed(s, p, c, d) for s in (0, 1) for p in ("deck", "game") for c in (1, 2) for d in range(5)}
+    assert derive_seed(TOURNAMENT, 0, "deck", 1, 0) == derive_seed(TOURNAMENT, 0, "deck", 1, 0)
+    seeds = {derive_seed(TOURNAMENT, s, p, c, d) for s in (0, 1) for p in ("deck", "game") for c in (1, 2) for d in range(5)}
     assert len(seeds) == 2 * 2 * 2 * 5
     assert all(0 <= x < 2**63 for x in seeds)
 

@@ -22,7 +22,6 @@ have.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -38,6 +37,7 @@ from agents.registry import ParsedSpec, SpecError, build_agent
 from carioca_env import CariocaError, Game, GameConfig, IllegalMoveError, Move, RecordError
 from experiments.apps.serve.discovery import read_json
 from experiments.apps.serve.safepath import PathRefused, SafeRoot
+from experiments.common.seeds import SERVE_BOT, derive_seed
 
 GAMES_DIR = "web-games"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -57,12 +57,6 @@ class BotFailed(Exception):
     The game keeps every move played before it (the file is saved after each move), so a
     later request lets the bot try again; the server answers 502, naming the seat and bot.
     """
-
-
-def bot_seed(seed: int, seat: int, move_number: int) -> int:
-    """The seed a bot is reset with before the decision at ``move_number`` (stable everywhere)."""
-    text = json.dumps(["carioca-web-bot", seed, seat, move_number], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
@@ -298,7 +292,7 @@ class GameStore:
             seat = game.current_player
             bot = session.bots[seat]
             try:
-                bot.reset(bot_seed(session.seed, seat, len(game.moves)))
+                bot.reset(derive_seed(SERVE_BOT, session.seed, seat, len(game.moves)))
                 move = bot.act(game.view(seat), game.legal_moves())
                 game.apply(move)  # checked: a bot's answer is outside input
             except Exception as exc:  # the bot is code the operator allowed, not the server's

@@ -12,8 +12,9 @@ import statistics
 import time
 from typing import Any
 
+from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit, _seed
+from experiments.evaluation.bench.units import Sample, Unit
 
 
 def _engine_decisions_unit(n: int, k: int, sizes: Sizes, seed: int) -> Unit:
@@ -22,8 +23,8 @@ def _engine_decisions_unit(n: int, k: int, sizes: Sizes, seed: int) -> Unit:
     cfg = GameConfig(num_players=n, deals=(k,))
 
     def fn(rep: int) -> Sample:
-        rng = random.Random(_seed(seed, "engine", n, k, rep))
-        game_seed = _seed(seed, "engine-game", n, k, rep)
+        rng = random.Random(derive_seed(BENCH, seed, "engine", n, k, rep))
+        game_seed = derive_seed(BENCH, seed, "engine-game", n, k, rep)
         games = 0
         done_decisions = 0
         decisions_in_game = 0
@@ -66,8 +67,8 @@ def _engine_full_game_unit(n: int, sizes: Sizes, seed: int) -> Unit:
     budget = sizes.full_game_seconds
 
     def fn(rep: int) -> Sample:
-        rng = random.Random(_seed(seed, "full", n))
-        game_seed = _seed(seed, "full-game", n)
+        rng = random.Random(derive_seed(BENCH, seed, "full", n))
+        game_seed = derive_seed(BENCH, seed, "full-game", n)
         games: list[dict[str, Any]] = []
         decisions = 0
         t0 = time.perf_counter()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import time
 
+from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import PPO_ENV, Sizes
-from experiments.evaluation.bench.units import Sample, Unit, _seed
+from experiments.evaluation.bench.units import Sample, Unit
 
 
 def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
@@ -20,8 +21,8 @@ def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
 
     def fn(rep: int) -> Sample:
         env = carioca_v0.env(num_players=n, max_turns=sizes.env_max_turns)
-        rng = np.random.default_rng(_seed(seed, "env", n, rep))
-        env.reset(seed=_seed(seed, "env-reset", n, rep))
+        rng = np.random.default_rng(derive_seed(BENCH, seed, "env", n, rep))
+        env.reset(seed=derive_seed(BENCH, seed, "env-reset", n, rep))
         steps = resets = 0
         t0 = time.perf_counter()
         while steps < sizes.env_steps:
@@ -54,8 +55,8 @@ def _wrapper_unit(sizes: Sizes, seed: int) -> Unit:
 
     def fn(rep: int) -> Sample:
         env = CariocaSingleAgentEnv(**PPO_ENV)
-        rng = np.random.default_rng(_seed(seed, "wrapper", rep))
-        env.reset(seed=_seed(seed, "wrapper-reset", rep))
+        rng = np.random.default_rng(derive_seed(BENCH, seed, "wrapper", rep))
+        env.reset(seed=derive_seed(BENCH, seed, "wrapper-reset", rep))
         steps = episodes = 0
         t0 = time.perf_counter()
         while steps < sizes.wrapper_steps:

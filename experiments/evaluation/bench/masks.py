@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit, _seed
+from experiments.evaluation.bench.units import Sample, Unit
 
 MASK_KINDS = (
     ("draw", "draw phase"),
@@ -90,7 +91,7 @@ def collect_states(n: int, per_kind: int, max_games: int, seed: int) -> dict[str
     from carioca_env.actions import ActionKind
     from carioca_env.env import CariocaState
 
-    rng = random.Random(_seed(seed, "collect", n))
+    rng = random.Random(derive_seed(BENCH, seed, "collect", n))
     out: dict[str, list[Any]] = {kind: [] for kind, _ in MASK_KINDS}
     thin = {"draw": 0.05, "play_no_opening": 0.1, "discard_only": 0.5}
     table = None

@@ -12,8 +12,9 @@ import json
 import time
 from typing import Any, ClassVar
 
+from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import PPO_CONFIGS, PPO_ENV, PPO_TRAIN_CONFIG, Sizes
-from experiments.evaluation.bench.units import Sample, Unit, _seed
+from experiments.evaluation.bench.units import Sample, Unit
 
 
 def _synthetic_env_class() -> type:
@@ -131,7 +132,7 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
             return True
 
     def build() -> Any:
-        factory = functools.partial(make_synthetic_env, _seed(seed, "synthetic")) if synthetic else make_real_env
+        factory = functools.partial(make_synthetic_env, derive_seed(BENCH, seed, "synthetic")) if synthetic else make_real_env
         if n_envs == 1:
             env = factory()
         elif vec == "subproc":
@@ -147,7 +148,7 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
             from agents.ppo_policy import CariocaMaskablePolicy
 
             policy = CariocaMaskablePolicy
-        return MaskablePPO(policy, env, seed=_seed(seed, "ppo", name), verbose=0, device="cpu", **kwargs)
+        return MaskablePPO(policy, env, seed=derive_seed(BENCH, seed, "ppo", name), verbose=0, device="cpu", **kwargs)
 
     shown = {**kwargs, **{k: v for k, v in knobs.items() if k != "rollout_steps"}}
     if n_envs == 1:

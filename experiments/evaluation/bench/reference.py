@@ -12,8 +12,9 @@ import random
 import time
 from typing import Any
 
+from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit, _seed
+from experiments.evaluation.bench.units import Sample, Unit
 
 
 def _sample_chance(state: Any, rng: random.Random) -> int:
@@ -33,7 +34,7 @@ def _openspiel_unit(sizes: Sizes, seed: int, with_obs: bool) -> Unit:
     game = pyspiel.load_game("gin_rummy")
 
     def fn(rep: int) -> Sample:
-        rng = random.Random(_seed(seed, "openspiel", with_obs, rep))
+        rng = random.Random(derive_seed(BENCH, seed, "openspiel", with_obs, rep))
         state = game.new_initial_state()
         decisions = chance = games = 0
         t0 = time.perf_counter()
@@ -71,8 +72,8 @@ def _rlcard_unit(sizes: Sizes, seed: int) -> Unit:
     import rlcard
 
     def fn(rep: int) -> Sample:
-        rng = random.Random(_seed(seed, "rlcard", rep))
-        env = rlcard.make("gin-rummy", config={"seed": _seed(seed, "rlcard-env", rep)})
+        rng = random.Random(derive_seed(BENCH, seed, "rlcard", rep))
+        env = rlcard.make("gin-rummy", config={"seed": derive_seed(BENCH, seed, "rlcard-env", rep)})
         state, _player = env.reset()
         steps = games = 0
         t0 = time.perf_counter()

@@ -1,12 +1,12 @@
 """What one measurement of ``carioca bench`` is: a :class:`Unit` and the :class:`Sample` it returns.
 
 Every section module builds a list of units; :mod:`experiments.evaluation.bench.runner` runs them.
-:func:`_seed` derives each measurement's seed from the run seed (no global random state).
+Each measurement's seed is derived from the run seed (:func:`experiments.common.seeds.derive_seed`
+in the :data:`~experiments.common.seeds.BENCH` namespace; no global random state).
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +35,3 @@ class Unit:
     note: str = ""
     cleanup: Callable[[], None] | None = None  # called once after its last repetition
 
-
-def _seed(seed: int, *parts: Any) -> int:
-    """A stable seed derived from the run seed and a purpose (no global random state)."""
-    return random.Random(":".join(str(p) for p in (seed, *parts))).getrandbits(32)

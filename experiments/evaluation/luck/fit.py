@@ -7,7 +7,7 @@ Usage::
 
 Games are single deals between agents drawn at random per seat from ``--agents`` (by
 default the heuristic, greedy, and the shipped learned model of the contract where one
-exists), dealt from the seed namespace ``carioca-luck-fit`` (:func:`fit_seed`): a hash that
+exists), dealt from the seed namespace ``carioca-luck-fit`` (:func:`experiments.common.seeds.derive_seed`): a hash that
 no tournament seed can produce (tournaments hash ``carioca-tournament``), so the value
 function never sees an evaluation's decks.  After every stock draw the seat statistics of
 the full state are recorded with the deal's final penalties; a deal's states are all in
@@ -19,8 +19,6 @@ measures new deals.  The fit is ridge regression per (player count, contract) on
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import random
 import sys
 import time
@@ -32,21 +30,16 @@ from typing import Any
 import numpy as np
 
 from experiments.common.argtypes import int_at_least, real_at_least
+from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck.features import FEATURE_VERSION, design
 from experiments.evaluation.luck.value import ValueFunction, model_key
 
 #: The seed namespace of the fitting games (never a tournament's).
-SEED_NAMESPACE = "carioca-luck-fit"
+SEED_NAMESPACE = LUCK_FIT
 #: Every HELDOUT_EVERY-th deal is held out.
 HELDOUT_EVERY = 5
 #: Where the shipped learned models live (per contract and player count, when shipped).
 MODELS = Path(__file__).resolve().parents[3] / "agents" / "models"
-
-
-def fit_seed(seed: int, *parts: Any) -> int:
-    """A 63-bit seed in the fitting namespace (stable across runs and platforms)."""
-    text = json.dumps([SEED_NAMESPACE, seed, *parts], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 @dataclass(frozen=True)
@@ -93,19 +86,19 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
     from carioca_env.moves import MoveKind
     from experiments.evaluation.luck.features import state_stats
 
-    rng = random.Random(fit_seed(cfg.seed, "deal", players, contract, deal))
+    rng = random.Random(derive_seed(SEED_NAMESPACE, cfg.seed, "deal", players, contract, deal))
     deck = full_deck()
     rng.shuffle(deck)
     dealer = rng.randrange(players)
     pool = [a if a != "learned" else learned_spec(players, contract) for a in cfg.agents]
     pool = [a for a in pool if a]
     specs = [pool[rng.randrange(len(pool))] for _ in range(players)]
-    seeds = [fit_seed(cfg.seed, "agent", players, contract, deal, s) for s in range(players)]
+    seeds = [derive_seed(SEED_NAMESPACE, cfg.seed, "agent", players, contract, deal, s) for s in range(players)]
     agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
     for a, sd in zip(agents, seeds):
         a.reset(sd)
     game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)),
-                          fit_seed(cfg.seed, "game", players, contract, deal))
+                          derive_seed(SEED_NAMESPACE, cfg.seed, "game", players, contract, deal))
     stats, movers, turns = [], [], []
     played = 0
     while not game.deal_results or game.deal_results[-1].cancelled:

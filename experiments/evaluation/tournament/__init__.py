@@ -22,13 +22,14 @@ Agents
 
 Unit of play
     One deal of one contract: ``Game.from_deck(deck, dealer, GameConfig(players, (k,)),
-    game_seed)``.  Every seed comes from the tournament seed through :func:`derive_seed`
-    (a hash of the seed, a purpose, the contract, the deck index ...), never from global
+    game_seed)``.  Every seed comes from the tournament seed through
+    :func:`~experiments.common.seeds.derive_seed` in the ``TOURNAMENT`` namespace (a hash
+    of the seed, a purpose, the contract, the deck index ...), never from global
     random state: deck ``d`` of contract ``k`` is ``full_deck()`` shuffled by
-    ``random.Random(derive_seed(seed, "deck", k, d))``, which also draws the dealer; the
-    game's own generator (stock recycling, R13 redeals) is seeded by ``derive_seed(seed,
-    "game", k, d)``; each seated agent is built and ``reset`` with ``derive_seed(seed,
-    "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by lineup, so two agents
+    ``random.Random(derive_seed(TOURNAMENT, seed, "deck", k, d))``, which also draws the dealer; the
+    game's own generator (stock recycling, R13 redeals) is seeded by ``derive_seed(TOURNAMENT,
+    seed, "game", k, d)``; each seated agent is built and ``reset`` with ``derive_seed(TOURNAMENT,
+    seed, "agent", k, d, seat)`` (:func:`agent_seed`): by seat, not by lineup, so two agents
     that meet on a deck play the same deal in every tournament of that seed, whatever
     other agents it holds; and two copies of one spec (``a=random b=random``) play
     identically from a seat, so their paired difference is exactly 0: duplicate play
@@ -57,7 +58,7 @@ Lineups (who sits where) for ``A`` agents at ``n`` seats, per dealt deck
 
     In every case each agent plays every seat of the deck (so every seat's hand)
     equally often within its lineups.  ``random``: one lineup per deck, drawn uniformly
-    from the duplicate lineups with ``derive_seed(seed, "seating", k, d)``.
+    from the duplicate lineups with ``derive_seed(TOURNAMENT, seed, "seating", k, d)``.
 
 Tasks
     One per (contract, deck, lineup), ordered by contract (in ``--contracts`` order),
@@ -120,7 +121,6 @@ from experiments.evaluation.tournament.config import (
     PRESETS,
     TournamentConfig,
     agent_seed,
-    derive_seed,
     lineups,
     parse_agent,
 )
@@ -154,6 +154,6 @@ __all__ = [
     "ALL_CONTRACTS", "BUILTIN_AGENTS", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "PRESETS", "RESULTS_FILE",
     "AgentStats", "Executor", "PairStats", "ProcessExecutor", "RatingStats", "ResultsFile", "SerialExecutor",
     "INTERRUPTED", "Summary", "Task", "TaskFailed", "TournamentConfig", "TournamentError", "add_arguments", "check_agents",
-    "agent_seed", "config_from_args", "deal_deck", "derive_seed", "lineups", "make_executor", "make_tasks", "parse_agent",
+    "agent_seed", "config_from_args", "deal_deck", "lineups", "make_executor", "make_tasks", "parse_agent",
     "play_chunk", "play_task", "plot_summary", "read_results", "run", "run_tournament", "setup_deal", "summarize",
 ]

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from experiments.common.seeds import TOURNAMENT, derive_seed
 from experiments.evaluation.tournament.errors import TournamentError
 
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
@@ -141,12 +142,6 @@ class TournamentConfig:
         return Path("results") / f"tournament-{slug}-p{self.players}-{digest}"
 
 
-def derive_seed(seed: int, *parts: Any) -> int:
-    """A 63-bit seed from the tournament seed and a path of parts (stable across runs and platforms)."""
-    text = json.dumps(["carioca-tournament", seed, *parts], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
-
-
 def agent_seed(seed: int, contract: int, deck: int, seat: int) -> int:
     """The seed of the agent in ``seat`` of deck ``deck`` of ``contract``.
 
@@ -154,7 +149,7 @@ def agent_seed(seed: int, contract: int, deck: int, seat: int) -> int:
     the same seed in every lineup and every tournament of that seed, so two agents that
     meet on a deck play the same deal whichever other agents the tournament holds.
     """
-    return derive_seed(seed, "agent", contract, deck, seat)
+    return derive_seed(TOURNAMENT, seed, "agent", contract, deck, seat)
 
 
 def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:

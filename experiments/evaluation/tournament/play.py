@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.evaluation.tournament.config import TournamentConfig, agent_seed, derive_seed
+from experiments.common.seeds import TOURNAMENT, derive_seed
+from experiments.evaluation.tournament.config import TournamentConfig, agent_seed
 from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
 from experiments.evaluation.tournament.tasks import Task
 
@@ -27,11 +28,11 @@ def deal_deck(config: TournamentConfig, contract: int, deck: int) -> tuple[list[
     """The dealt deck ``deck`` of ``contract``: ``(cards, dealer, game_seed)``, the same for every lineup."""
     from carioca_env.cards import full_deck
 
-    rng = random.Random(derive_seed(config.seed, "deck", contract, deck))
+    rng = random.Random(derive_seed(TOURNAMENT, config.seed, "deck", contract, deck))
     cards = full_deck()
     rng.shuffle(cards)
     dealer = rng.randrange(config.players)
-    return cards, dealer, derive_seed(config.seed, "game", contract, deck)
+    return cards, dealer, derive_seed(TOURNAMENT, config.seed, "game", contract, deck)
 
 
 def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], list[int]]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiments.evaluation.tournament.config import TournamentConfig, derive_seed, lineups
+from experiments.common.seeds import TOURNAMENT, derive_seed
+from experiments.evaluation.tournament.config import TournamentConfig, lineups
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def make_tasks(config: TournamentConfig) -> list[Task]:
             if config.format == "duplicate":
                 chosen = range(len(sets))
             else:
-                chosen = [derive_seed(config.seed, "seating", contract, deck) % len(sets)]
+                chosen = [derive_seed(TOURNAMENT, config.seed, "seating", contract, deck) % len(sets)]
             for lineup in chosen:
                 tasks.append(Task(len(tasks), contract, deck, lineup, sets[lineup]))
     return tasks

@@ -1,7 +1,7 @@
 """Positions for the belief: deals between built-in agents, dealt from a seed namespace
 of their own, and what each opponent really hid at the positions recorded.
 
-Decks come from :func:`belief_seed` (``carioca-belief``): a hash no tournament seed can
+Decks come from :func:`experiments.common.seeds.derive_seed` (``carioca-belief``): a hash no tournament seed can
 produce (tournaments hash ``carioca-tournament``, the luck fit ``carioca-luck-fit``), so
 neither the fit nor its held-out measurement ever plays an evaluation's deck.  Every
 :data:`HELDOUT_EVERY`-th deal is held out (:func:`is_heldout`): the fit never reads it.
@@ -15,8 +15,6 @@ counts (its hand minus the cards the view shows it surely holds).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,19 +25,14 @@ import numpy as np
 from carioca_env import Game, GameConfig, Phase, PlayerView
 from carioca_env.cards import full_deck
 from carioca_env.determinize import hidden_slots
+from experiments.common.seeds import BELIEF, derive_seed
 
 #: The seed namespace of the belief's deals (never a tournament's).
-SEED_NAMESPACE = "carioca-belief"
+SEED_NAMESPACE = BELIEF
 #: Every HELDOUT_EVERY-th deal (deal % HELDOUT_EVERY == HELDOUT_EVERY - 1) is held out.
 HELDOUT_EVERY = 5
 #: The agents drawn per seat: the built-in ones the belief must read.
 DEFAULT_AGENTS = ("heuristic", "greedy", "learned", "search:sims=8")
-
-
-def belief_seed(seed: int, *parts: Any) -> int:
-    """A 63-bit seed in the belief's namespace (stable across runs and platforms)."""
-    text = json.dumps([SEED_NAMESPACE, seed, *parts], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 def is_heldout(deal: int) -> bool:
@@ -102,17 +95,17 @@ def play_positions(
     record_prob: float = 0.3, max_moves: int = 2000, cache: AgentCache | None = None,
 ) -> Iterator[Position]:
     """Play deal ``deal`` of the namespace and yield its recorded positions, in order."""
-    rng = random.Random(belief_seed(seed, "deal", players, contract, deal))
+    rng = random.Random(derive_seed(SEED_NAMESPACE, seed, "deal", players, contract, deal))
     deck = full_deck()
     rng.shuffle(deck)
     dealer = rng.randrange(players)
     pool = [spec for a in agents if (spec := a if a != "learned" else learned_spec(players, contract))]
     specs = tuple(pool[rng.randrange(len(pool))] for _ in range(players))
     cache = cache or AgentCache()
-    seats = [cache.get(sp, s, belief_seed(seed, "agent", players, contract, deal, s)) for s, sp in enumerate(specs)]
-    record = random.Random(belief_seed(seed, "record", players, contract, deal))
+    seats = [cache.get(sp, s, derive_seed(SEED_NAMESPACE, seed, "agent", players, contract, deal, s)) for s, sp in enumerate(specs)]
+    record = random.Random(derive_seed(SEED_NAMESPACE, seed, "record", players, contract, deal))
     game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)),
-                          belief_seed(seed, "game", players, contract, deal))
+                          derive_seed(SEED_NAMESPACE, seed, "game", players, contract, deal))
     moves = 0
     while not game.game_over and moves < max_moves:
         seat = game.current

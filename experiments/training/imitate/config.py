@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -15,16 +13,6 @@ from experiments.training.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError
 class ImitateError(TrainError):
     """An imitation run that cannot start: a bad option (named, with what is allowed) or a
     folder holding another run."""
-
-
-def derive_seed(seed: int, *parts: Any) -> int:
-    """A 63-bit seed from the run seed and a path of parts.
-
-    The namespace (``"carioca-imitate"``) differs from the tournament's, so the decks of
-    imitation data are never the decks of a tournament, whatever the seeds.
-    """
-    text = json.dumps(["carioca-imitate", seed, *parts], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 @dataclass(frozen=True)

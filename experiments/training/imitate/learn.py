@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiments.training.imitate.config import ImitateConfig, derive_seed
+from experiments.common.seeds import IMITATE, derive_seed
+from experiments.training.imitate.config import ImitateConfig
 from experiments.training.imitate.dataset import unpack_masks
 
 
@@ -28,7 +29,7 @@ def build_model(config: ImitateConfig) -> Any:
     from experiments.training.train import TrainConfig, make_env, make_model
 
     tc = TrainConfig(contract=config.contract, players=config.players, opponents=("random",), n_envs=1,
-                     seed=derive_seed(config.seed, "network") % (2**31),
+                     seed=derive_seed(IMITATE, config.seed, "network") % (2**31),
                      settings=config.network_settings(), tensorboard=False)
     return make_model(make_env(tc), tc)
 

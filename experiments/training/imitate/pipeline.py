@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common.progress import progress_bar
-from experiments.training.imitate.config import ImitateConfig, ImitateError, derive_seed
+from experiments.common.seeds import IMITATE, derive_seed
+from experiments.training.imitate.config import ImitateConfig, ImitateError
 from experiments.training.imitate.dataset import DataFolder, DatasetError, Rows
 from experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy
 from experiments.training.imitate.rollout import play_game
@@ -184,7 +185,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             n = len(data["action"])
             bar = progress_bar(total=n * config.epochs, unit="row", desc=f"fit i{i}", enabled=progress,
                                file=sys.stderr)
-            losses = fit(model, data, config, num_actions, derive_seed(config.seed, "fit", i), bar.update)
+            losses = fit(model, data, config, num_actions, derive_seed(IMITATE, config.seed, "fit", i), bar.update)
             bar.close()
             acc = accuracy(model, heldout, num_actions)
             save_model(model, ckpt)

@@ -36,7 +36,8 @@ from carioca_env.actions import action_table
 from carioca_env.cards import hand_penalty
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-from experiments.training.imitate.config import ImitateConfig, derive_seed
+from experiments.common.seeds import IMITATE, derive_seed
+from experiments.training.imitate.config import ImitateConfig
 from experiments.training.imitate.dataset import Rows
 
 #: ``learner(obs, mask, rng) -> action id``
@@ -57,18 +58,18 @@ def play_game(config: ImitateConfig, split: str, iteration: int, game_index: int
     ``learner`` may be ``None`` only with ``beta == 1``.
     """
     n = config.players
-    gseed = derive_seed(config.seed, split, "game", iteration, game_index)
+    gseed = derive_seed(IMITATE, config.seed, split, "game", iteration, game_index)
     game = Game(GameConfig(num_players=n, deals=config.deals), seed=gseed)
     seat = game_index % n
-    pick = random.Random(derive_seed(config.seed, split, "seats", iteration, game_index))
+    pick = random.Random(derive_seed(IMITATE, config.seed, split, "seats", iteration, game_index))
     agents: list[Any] = [None] * n
     for q in range(n):
         if q != seat:
             agents[q] = opponents[pick.randrange(len(opponents))]
-            agents[q].reset(derive_seed(config.seed, split, "agent", iteration, game_index, q))
-    teacher.reset(derive_seed(config.seed, split, "teacher", iteration, game_index))
-    mix = random.Random(derive_seed(config.seed, split, "mix", iteration, game_index))
-    lrng = np.random.default_rng(derive_seed(config.seed, split, "learner", iteration, game_index))
+            agents[q].reset(derive_seed(IMITATE, config.seed, split, "agent", iteration, game_index, q))
+    teacher.reset(derive_seed(IMITATE, config.seed, split, "teacher", iteration, game_index))
+    mix = random.Random(derive_seed(IMITATE, config.seed, split, "mix", iteration, game_index))
+    lrng = np.random.default_rng(derive_seed(IMITATE, config.seed, split, "learner", iteration, game_index))
     table = action_table(n)
     start = len(rows)
     rewards: list[float] = []  # reward after each learner step (index = step)

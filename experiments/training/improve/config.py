@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -14,17 +12,6 @@ from experiments.training.train import TrainError
 class ImproveError(TrainError):
     """A rollout-advantage run that cannot start: a bad option (named, with what is
     allowed), a starting model that does not fit, or a folder holding another run."""
-
-
-def derive_seed(seed: int, *parts: Any) -> int:
-    """A 63-bit seed from the run seed and a path of parts.
-
-    The namespace (``"carioca-improve"``) differs from the tournament's and the
-    imitation's, so the decks of this data are never the decks of a tournament or of
-    the imitation data, whatever the seeds.
-    """
-    text = json.dumps(["carioca-improve", seed, *parts], separators=(",", ":"))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from experiments.common.progress import progress_bar
+from experiments.common.seeds import IMPROVE, derive_seed
 from experiments.training.imitate.dataset import DataFolder
-from experiments.training.improve.config import ImproveConfig, derive_seed
+from experiments.training.improve.config import ImproveConfig
 from experiments.training.improve.labels import COLUMNS, AdvantageRows, label_game
 
 #: The manifest's format name and version.
@@ -71,7 +72,7 @@ def seat_specs(config: ImproveConfig, players: int, split: str, game: int) -> li
     drawn from the game's own generator."""
     if not config.opponents:
         return [config.teacher] * players
-    pick = random.Random(derive_seed(config.seed, split, "seats", game))
+    pick = random.Random(derive_seed(IMPROVE, config.seed, split, "seats", game))
     teacher_seat = game % players
     return [config.teacher if s == teacher_seat else config.opponents[pick.randrange(len(config.opponents))]
             for s in range(players)]
@@ -92,15 +93,15 @@ def label_shard(config: ImproveConfig, features: str, players: int, split: str, 
 
     total = config.games if split == "train" else config.heldout_games
     for g in range(index * config.shard_games, min((index + 1) * config.shard_games, total)):
-        game_seed = derive_seed(config.seed, split, "game", g)
+        game_seed = derive_seed(IMPROVE, config.seed, split, "game", g)
         specs = seat_specs(config, players, split, g)
         actors = [agent("play", s, spec) for s, spec in enumerate(specs)]
         for s, a in enumerate(actors):
-            a.reset(derive_seed(config.seed, split, "teacher", g, s))
+            a.reset(derive_seed(IMPROVE, config.seed, split, "teacher", g, s))
         policies = [agent("rollout", s, spec) for s, spec in enumerate(specs)]
         labelled = [g % players] if config.opponents else range(players)
         label_game(players, config.contract, game_seed, g, features, actors, policies, labelled, config.reshuffles,
-                   config.top, config.max_turns, random.Random(derive_seed(config.seed, split, "rollouts", g)), rows)
+                   config.top, config.max_turns, random.Random(derive_seed(IMPROVE, config.seed, split, "rollouts", g)), rows)
     return rows
 
 

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from experiments.common.progress import progress_bar
-from experiments.training.improve.config import ImproveConfig, ImproveError, derive_seed
+from experiments.common.seeds import IMPROVE, derive_seed
+from experiments.training.improve.config import ImproveConfig, ImproveError
 from experiments.training.improve.data import AdvantageFolder, generate
 from experiments.training.improve.learn import captured, fit_epoch
 from experiments.training.improve.report import advantage_table, format_advantage_table
@@ -193,7 +194,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             bar = progress_bar(total=n, unit="row", desc=f"fit epoch {e}", enabled=progress, file=sys.stderr)
             losses = fit_epoch(model.policy, train, num_actions, config.batch_size, config.learning_rate,
                                config.anchor, config.adv_scale,
-                               np.random.default_rng(derive_seed(config.seed, "batches", e)), bar.update)
+                               np.random.default_rng(derive_seed(IMPROVE, config.seed, "batches", e)), bar.update)
             bar.close()
             save_model(model, ckpt)
             m = _measures(captured(model.policy, heldout, num_actions))
