@@ -89,6 +89,7 @@ from carioca_env.game import (
     stack_deck,
     validate_deck,
 )
+from carioca_env.game_config import MAX_TURNS
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
@@ -98,6 +99,7 @@ from carioca_env.registration import register_envs, register_on_import
 __all__ = [
     "CONTRACTS",
     "JOKER",
+    "MAX_TURNS",
     "PENALTY",
     "ArgumentTypeError",
     "CariocaError",

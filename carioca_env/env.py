@@ -75,6 +75,7 @@ from carioca_env.errors import (
     excerpt,
 )
 from carioca_env.game import Game, GameConfig
+from carioca_env.game_config import MAX_TURNS
 from carioca_env.observation import OBS_HIGH, check_features, obs_layout
 from carioca_env.openings import CONTRACTS
 
@@ -94,7 +95,8 @@ class EnvConfig:
         deals: contracts to play in order; ``(3,)`` plays only contract 3.
         reward: ``"penalty"`` (minus the deal penalty at each deal end) or ``"win"``.
         reward_scale: factor applied to penalty rewards (e.g. 0.01 for learning).
-        max_turns: turns per deal before truncation (R17); ``None`` never truncates.
+        max_turns: turns per deal before truncation (R17; default :data:`MAX_TURNS`);
+            ``None`` never truncates.
         illegal_action: ``"penalize"`` (default): PettingZoo's convention, the actor gets
             ``illegal_reward`` and the episode terminates for everyone; or ``"raise"`` an
             :class:`IllegalActionError` (nothing changes; for debugging a policy's masking).
@@ -112,7 +114,7 @@ class EnvConfig:
     deals: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
     reward: str = "penalty"
     reward_scale: float = 1.0
-    max_turns: int | None = 1000
+    max_turns: int | None = MAX_TURNS
     illegal_action: str = "penalize"
     illegal_reward: float | None = None
     render_all_hands: bool = False

@@ -52,9 +52,9 @@ BAD_COMMANDS = [
     ("demo --contracts 8", 2, ["--contracts", "invalid choice: 8"]),
     ("demo --deals 8", 2, ["--deals", "invalid choice: 8"]),
     ("demo --contracts 0", 2, ["--contracts"]),
-    ("demo --max-turns -1", 2, ["--max-turns", ">= 1", "-1"]),
-    ("demo --max-turns 0", 2, ["--max-turns"]),
-    ("demo --max-turns x", 2, ["--max-turns"]),
+    ("demo --stop-after -1", 2, ["--stop-after", ">= 1", "-1"]),
+    ("demo --stop-after 0", 2, ["--stop-after"]),
+    ("demo --stop-after x", 2, ["--stop-after"]),
     ("demo --seed x", 2, ["--seed"]),
     ("play --players 1", 2, ["--players", "invalid choice: 1"]),
     ("play --players 5", 2, ["--players"]),
@@ -122,7 +122,7 @@ def test_a_bad_command_line_exits_with_one_paragraph_and_no_traceback(tmp_path, 
 
 def test_deals_still_works_in_play_and_demo_with_a_deprecation_message(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
-    assert _main(["demo", "--deals", "2", "--max-turns", "2"], monkeypatch) == 0
+    assert _main(["demo", "--deals", "2", "--stop-after", "2"], monkeypatch) == 0
     out, err = capsys.readouterr()
     assert "--deals is deprecated" in err and "--contracts" in err and "contracts [2]" in out
     assert _main(["play", "--deals", "3", "--bots", "random", "--save", "p.json"], monkeypatch) == 0

@@ -15,7 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, choices=PLAYER_CHOICES, default=3, help="players at the table, 2-4 (default 3)")
     add_contracts_option(parser, [1], "contracts to play, in order (default: 1)")
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the deal and the players (default 0)")
-    parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="stop printing after this many turns (default 400)")
+    # not --max-turns: that option cuts off one deal (R17) everywhere else; this one stops the
+    # whole demonstration, whose random players rarely open and so rarely end a deal
+    parser.add_argument("--stop-after", type=int_at_least(1), default=400, metavar="TURNS",
+                        help="stop the demonstration after this many turns in all (default 400)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     turns = 0
     print(f"Carioca demo: {args.players} random players, contracts {args.contracts}, seed {args.seed}")
-    while not game.game_over and turns < args.max_turns:
+    while not game.game_over and turns < args.stop_after:
         if game.phase is Phase.DRAW:
             seat = game.current_player
             print(f"\n{game.contract} | turn {game.turn} | seat {seat} holds {cards_str(game.hand(seat), True)}"

@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from carioca_env.game_config import MAX_TURNS
 from experiments.common.plots import eval_units
 from experiments.common.stats import format_interval
 from experiments.training.train import (
@@ -412,7 +413,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
     parser.add_argument("--tournament-seed", type=int,
                         help="tournament seed (default 0; with --pipeline 2026: decks never used in training)")
-    parser.add_argument("--max-turns", type=int, default=300, help="tournament truncation (default 300, as in training)")
+    parser.add_argument("--max-turns", type=int, default=MAX_TURNS,
+                        help=f"turns after which a deal is cut off (R17), in training and the tournaments (default {MAX_TURNS})")
     parser.add_argument("--n-envs", type=int, default=DEFAULT_N_ENVS,
                         help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
     parser.add_argument("--workers", type=int, default=2, help="tournament processes (default 2)")

@@ -37,6 +37,7 @@ from typing import Any
 
 from carioca_env import Game, GameConfig
 from carioca_env.cards import full_deck
+from carioca_env.game_config import MAX_TURNS
 from carioca_env.records import write_atomic
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, check_output_path, int_at_least
 
@@ -168,7 +169,7 @@ class TuneConfig:
     trials: int = 40
     decks: int = 12
     seed: int = 0
-    max_turns: int = 400
+    max_turns: int = MAX_TURNS
     start: str = "v1"
     out: Path | None = None
 
@@ -201,7 +202,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int_at_least(1), default=40, help="Optuna trials (default 40)")
     parser.add_argument("--decks", type=int_at_least(1), default=12, help="tuning decks per contract and player count (default 12)")
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the decks and the sampler (default 0; keep < 1000)")
-    parser.add_argument("--max-turns", type=int_at_least(1), default=400, help="turns after which a deal is scored by hands (default 400)")
+    parser.add_argument("--max-turns", type=int_at_least(1), default=MAX_TURNS,
+                        help=f"turns after which a deal is cut off (R17) and scored by the cards in hand (default {MAX_TURNS})")
     parser.add_argument("--start", default="v1", help="preset of the first trial and of untuned weights (default v1)")
     parser.add_argument("--out", type=Path, default=None,
                         help="result JSON (default results/tune-heuristic-c<contracts>-p<players>-s<seed>.json)")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from carioca_env.game_config import MAX_TURNS
 from experiments.evaluation.tournament.config import (
     ALL_CONTRACTS,
     BUILTIN_AGENTS,
@@ -53,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--format", choices=FORMATS,
                    help="duplicate (default): every lineup on every deck; random: one random lineup per deck")
     g.add_argument("--max-turns", type=int, metavar="T",
-                   help="completed turns after which a deal is truncated and scored by cards in hand (default 2000)")
+                   help=f"completed turns after which a deal is cut off (R17) and scored by the cards in hand (default {MAX_TURNS})")
     g.add_argument("--luck-correction", action="store_true",
                    help="also record each deal's luck (the value of its stock draws under the shipped value "
                         "function) and show luck-corrected paired differences beside the raw ones")
@@ -137,7 +138,7 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
         decks=pick("decks", 10),
         seed=pick("seed", 0),
         format=pick("format", "duplicate"),
-        max_turns=pick("max_turns", 2000),
+        max_turns=pick("max_turns", MAX_TURNS),
         luck=_luck_fingerprint() if getattr(args, "luck_correction", False) else None,
     )
 

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from carioca_env.game_config import MAX_TURNS
 from experiments.common.seeds import TOURNAMENT, derive_seed
 from experiments.evaluation.tournament.errors import TournamentError
 
@@ -27,9 +28,9 @@ BUILTIN_AGENTS = ("random", "greedy", "heuristic")
 PRESETS: dict[str, dict[str, Any]] = {
     # `make demo`, the README's main command: the built-in agents over all seven contracts, a few
     # minutes on 2 cores.
-    "demo": {"agents": None, "players": 3, "contracts": ALL_CONTRACTS, "decks": 40, "max_turns": 1000},
+    "demo": {"agents": None, "players": 3, "contracts": ALL_CONTRACTS, "decks": 40, "max_turns": MAX_TURNS},
     # A smoke test in seconds.
-    "quick": {"agents": None, "players": 2, "contracts": (1, 2), "decks": 2, "max_turns": 300},
+    "quick": {"agents": None, "players": 2, "contracts": (1, 2), "decks": 2, "max_turns": MAX_TURNS},
 }
 
 _LABEL_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -68,7 +69,7 @@ class TournamentConfig:
     decks: int = 10
     seed: int = 0
     format: str = "duplicate"
-    max_turns: int = 2000
+    max_turns: int = MAX_TURNS
     luck: str | None = None
 
     def __post_init__(self) -> None:

@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from carioca_env.game_config import MAX_TURNS
 from experiments.training.train import TrainError
 
 
@@ -56,7 +57,7 @@ class ImproveConfig:
     anchor: float = 1.0
     adv_scale: float = 10.0
     seed: int = 0
-    max_turns: int = 300
+    max_turns: int = MAX_TURNS
     shard_games: int = 50
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import agents  # noqa: F401  (registers the advice feature sets, offered as choices here)
+from carioca_env.game_config import MAX_TURNS
 from carioca_env.observation import feature_sets
 from experiments.training.train.errors import TrainError, _excerpt
 
@@ -41,7 +42,7 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "vf_coef": 0.5,
     "max_grad_norm": 0.5,
     "reward_scale": 0.01,       # rewards are minus penalty / 100
-    "max_turns": 300,           # turns per deal before truncation (R17)
+    "max_turns": MAX_TURNS,     # turns per deal before truncation (R17)
     "features": "base",         # observation variant: base, planning or discards (carioca_env.planning)
     "card_head": 0,             # 1: the policy also scores every card type with one shared small
                                 # net (agents.ppo_policy.CardScores), an input of the action layer
