@@ -18,6 +18,8 @@ import io
 import zipfile
 from pathlib import Path
 
+from carioca_env.records import write_atomic
+
 #: The zip member that holds the policy's ``state_dict`` (stable-baselines3's layout).
 POLICY_MEMBER = "policy.pth"
 #: The dtype a compacted file stores its floating-point weights in (a shipped card says it).
@@ -62,11 +64,11 @@ def compact_model_file(src: str | Path, dst: str | Path) -> int:
     buf = io.BytesIO()
     torch.save(half, buf)
     members[POLICY_MEMBER] = buf.getvalue()
-    tmp = dst.with_name(dst.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zout:
         for name, data in members.items():
             zout.writestr(name, data)
-    tmp.replace(dst)
+    write_atomic(dst, out.getvalue())
     return dst.stat().st_size
 
 

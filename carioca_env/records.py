@@ -95,17 +95,24 @@ def read_record(path: str | Path) -> Any:
     return read_json_file(path, what="a game record")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and
-    ``os.replace``: readers see the old file or the new one, never a part.
+def write_atomic(path: Path, data: str | bytes, *, durable: bool = False) -> None:
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` through a temporary file in the
+    same folder and ``os.replace``: readers see the old file or the new one, never a part.
+
+    With ``durable`` the file is also flushed to the disk before it replaces the old one,
+    so a power cut leaves one or the other (for files a person's work lives in).
 
     Raises:
         OSError: the folder does not exist or cannot be written.
     """
+    payload = data.encode("utf-8") if isinstance(data, str) else data  # "\n" stays "\n" everywhere
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

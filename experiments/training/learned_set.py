@@ -58,9 +58,10 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common.argtypes import check_output_path
+from experiments.common.files import write_file
+from experiments.common.report import Report, pyplot
 from experiments.training.imitate.config import ImitateConfig
 from experiments.training.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
-from experiments.training.train.files import _atomic_write
 
 #: The pipeline's defaults (chosen by the measurements in docs/results/2026-12-01-learned-set.md).
 PIPELINE: dict[str, Any] = {
@@ -192,7 +193,7 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
         if session or "imitate" not in entry:
             # the card says how the model was made (here, or by its own `carioca imitate`)
             entry["imitate"] = {**_imitate_entry(json.loads(card_file.read_text())), **session}
-            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+            write_file(record_file, (json.dumps(record, indent=1) + "\n").encode())
     for players, target in models if args.pipeline == "imitate+ppo" else ():
         key = f"p{players}/{target}"
         base = out / f"p{players}" / target
@@ -208,7 +209,7 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
                             "steps": res.num_timesteps, "seed": pcfg.seed,
                             "last_evaluation": [r for r in res.eval_rows if r["steps"] == res.num_timesteps]}
             entry["wall_time_s"] = round(entry["imitate"]["wall_time_s"] + res.wall_time_s, 1)
-            _atomic_write(record_file, (json.dumps(record, indent=1) + "\n").encode())
+            write_file(record_file, (json.dumps(record, indent=1) + "\n").encode())
         say(f"[learned-set] {key}: done")
     return out
 
@@ -318,14 +319,17 @@ def report(out: Path) -> str:
         lines.append(f"| {r['players']} | {r['contract']} | {r['agent']} | {r['baseline']} | {r['decks']} | "
                      f"{r['diff']:+.1f} | [{r['low']:+.1f}, {r['high']:+.1f}] | {'*' if r['significant'] else ''} |")
     text = "\n".join(lines) + "\n"
-    _atomic_write(out / "final.md", text.encode())
-    plot_curves(out)
+    files = Report(out)
+    files.text("final.md", text)
+    plot_curves(files)
     return text
 
 
-def plot_curves(out: Path) -> Path | None:
-    """``OUT/learning_curves.png``: every fine-tuned model's evaluation against the heuristic
-    (learned minus heuristic, penalty points per deal, 95% interval) over steps and over wall time."""
+def plot_curves(files: Report) -> Path | None:
+    """``learning_curves.png`` in ``files``' folder: every fine-tuned model's evaluation against
+    the heuristic (learned minus heuristic, penalty points per deal, 95% interval) over steps
+    and over wall time."""
+    out = files.folder
     from experiments.training.train import read_eval_csv
 
     curves = {}
@@ -335,12 +339,7 @@ def plot_curves(out: Path) -> Path | None:
             curves[f"{f.parts[-4]}/{f.parts[-3]}"] = rows
     if not curves:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    fig, axes = pyplot().subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for name, rows in curves.items():
         for ax, key, scale in ((axes[0], "steps", 1e3), (axes[1], "wall_time_s", 60.0)):
             xs = [r[key] / scale for r in rows]
@@ -355,10 +354,7 @@ def plot_curves(out: Path) -> Path | None:
     axes[1].legend(fontsize=7, ncol=2)
     fig.suptitle("Fine-tuning from imitation: evaluation against the heuristic (below 0: learned better)")
     fig.tight_layout()
-    path = out / "learning_curves.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return files.figure("learning_curves.png", fig, dpi=100)
 
 
 def portable_text(text: str, out: Path, what: str) -> str:
@@ -396,7 +392,7 @@ def export(out: Path, dest: Path) -> list[Path]:
     for f, text in texts.items():
         target = dest / f.relative_to(out)
         target.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(target, text.encode())
+        write_file(target, text.encode())
         written.append(target)
     return written
 
@@ -426,7 +422,7 @@ def ship(out: Path, spec: str) -> Path:
     dst = SHIPPED_DIR / name
     dst.mkdir(parents=True, exist_ok=True)
     compact_model_file(src / "model.zip", dst / "model.zip")
-    _atomic_write(dst / "model.json", (text + "\n").encode())
+    write_file(dst / "model.json", (text + "\n").encode())
     for extra in ("eval.csv", "imitation.csv"):
         (dst / extra).unlink(missing_ok=True)
         if (src / extra).exists():

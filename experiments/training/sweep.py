@@ -44,10 +44,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from experiments.common.files import write_file
 from experiments.common.ray_cluster import RayUnavailable, connect
+from experiments.common.report import Report
 from experiments.common.stats import mean_ci
 from experiments.training.train import DEFAULT_N_ENVS, TrainConfig, TrainError, check_writable, parse_settings
-from experiments.training.train.files import _atomic_write
 
 #: ``--quick``: a smoke run in a minute or two (the test's size).
 QUICK: dict[str, Any] = {"steps": 256, "seeds": [0, 1], "eval_decks": 1, "n_envs": 2,
@@ -141,7 +142,7 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
         base_d.pop(k)
     base_d["opponents"] = list(base.opponents)
     base_d["eval_opponents"] = list(base.eval_opponents)
-    _atomic_write(out / "sweep.json", (json.dumps({"format": "carioca-sweep", "base": base_d, "points": points,
+    write_file(out / "sweep.json", (json.dumps({"format": "carioca-sweep", "base": base_d, "points": points,
                                                    "seeds": seeds}, indent=1) + "\n").encode())
     say(f"[sweep] {len(points)} point(s) x {len(seeds)} seed(s) = {len(points) * len(seeds)} trials, "
         f"{cpus_per_trial:g} CPU each, on {int(ray.cluster_resources().get('CPU', 0))} CPUs -> {out}")
@@ -180,8 +181,9 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
         rows.append(row)
     order = {point_name(p): i for i, p in enumerate(points)}
     rows.sort(key=lambda r: (order.get(r["point"], 1 << 30), r["seed"] if r["seed"] is not None else -1))
-    _atomic_write(out / "sweep.csv", _csv(rows).encode())
-    _atomic_write(out / "sweep.md", (sweep_table(rows, base.eval_opponents[0]) + "\n").encode())
+    files = Report(out)
+    files.csv("sweep.csv", TRIAL_COLUMNS, rows)
+    files.lines("sweep.md", [sweep_table(rows, base.eval_opponents[0])])
     return rows
 
 
@@ -262,15 +264,6 @@ def sweep_table(rows: list[dict[str, Any]], opponent: str) -> str:
         lines.append(f"| {p['point']} | {len(p['seeds'])}{failed} | {per} | {_fmt(p['learner'].mean, False)} | "
                      f"{_fmt(d.mean)} | {ci} |")
     return "\n".join(lines)
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(TRIAL_COLUMNS), lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v) for k, v in r.items()})
-    return buf.getvalue()
 
 
 # =========================================================================== CLI

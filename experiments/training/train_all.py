@@ -31,8 +31,6 @@ What it does (every stage resumes: rerun the same command after an interruption)
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import math
 import sys
@@ -41,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
+from experiments.common.files import write_file
 from experiments.common.plots import eval_units
+from experiments.common.report import Report, pyplot
 from experiments.common.stats import format_interval
 from experiments.training.train import (
     ALL_CONTRACTS,
@@ -54,7 +54,6 @@ from experiments.training.train import (
     read_eval_csv,
     train,
 )
-from experiments.training.train.files import _atomic_write
 
 BASELINES = ("random", "greedy", "heuristic")
 
@@ -144,7 +143,7 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
-    _atomic_write(out / "experiment.json", (json.dumps({
+    write_file(out / "experiment.json", (json.dumps({
         "format": "carioca-rl-experiment", "players": args.players, "contracts": list(contracts),
         "full": not args.no_full, "steps": steps, "full_steps": full_steps, "decks": decks,
         "opponents": list(args.opponents), "baselines": list(args.baselines), "seed": args.seed,
@@ -262,16 +261,6 @@ def overall_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _csv_text(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else
-                        (round(v, 3) if isinstance(v, float) else v)) for k, v in r.items()})
-    return buf.getvalue()
-
-
 def _cell(m: float, lo: float, hi: float, n: int) -> str:
     if math.isnan(m):
         return "-"
@@ -288,11 +277,11 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
     allrows = rows + overall_rows(rows)
     cols = ["contract", "agent", "decks", "mean_penalty", "ci_low", "ci_high", "ci_half", "win_rate",
             "open_rate", "close_rate", "truncated"]
-    paths = [out / "results.csv", out / "pairs.csv", out / "results.md"]
-    _atomic_write(paths[0], _csv_text(cols, allrows).encode())
+    files = Report(out)
+    files.csv("results.csv", cols, allrows, digits=3)
     ppo_pairs = [p for p in pairs if "ppo" in (p["agent_x"], p["agent_y"]) or "ppo_full" in (p["agent_x"], p["agent_y"])]
-    _atomic_write(paths[1], _csv_text(["contract", "agent_x", "agent_y", "decks", "mean_diff", "ci_low", "ci_high",
-                                       "ci_half"], ppo_pairs).encode())
+    files.csv("pairs.csv", ["contract", "agent_x", "agent_y", "decks", "mean_diff", "ci_low", "ci_high", "ci_half"],
+              ppo_pairs, digits=3)
     contracts = sorted({r["contract"] for r in rows}, key=int)
     agents = list(dict.fromkeys(r["agent"] for r in rows))
     lines = ["# RL experiment: MaskablePPO per contract and for the full game", "",
@@ -329,21 +318,18 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
                     lines.append(f"| {name} | {last} | {r['opponent']} | {r['learner_mean']:.1f} | {r['opponent_mean']:.1f} | "
                                  f"{r['diff_mean']:+.1f} "
                                  f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], eval_units(r), signed=True)} |")
-    _atomic_write(paths[2], ("\n".join(lines) + "\n").encode())
+    files.lines("results.md", lines)
     try:
-        paths += plot(out, allrows, curves)
+        plot(files, allrows, curves)
     except ImportError:
         say("note: matplotlib is not installed: no plots")
-    return paths
+    return files.paths
 
 
-def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str, Any]]]) -> list[Path]:
-    """``penalty.png`` and ``learning_curves.png`` (see :mod:`experiments.common.plots` for the bands and legends)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot(files: Report, rows: list[dict[str, Any]], curves: dict[str, list[dict[str, Any]]]) -> list[Path]:
+    """``penalty.png`` and ``learning_curves.png`` into ``files`` (see :mod:`experiments.common.plots`
+    for the bands and legends); returns their paths."""
+    plt = pyplot()
     from experiments.common.plots import learning_curves_figure, legend_outside
 
     paths = []
@@ -372,17 +358,9 @@ def plot(out: Path, rows: list[dict[str, Any]], curves: dict[str, list[dict[str,
     ax.grid(axis="y", alpha=0.3)
     legend_outside(ax)
     fig.tight_layout()
-    p = out / "penalty.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    paths.append(p)
-
+    paths.append(files.figure("penalty.png", fig, dpi=110, bbox_inches="tight"))
     if any(curves.values()):
-        fig = learning_curves_figure(curves)
-        p = out / "learning_curves.png"
-        fig.savefig(p, dpi=100)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(files.figure("learning_curves.png", learning_curves_figure(curves), dpi=100))
     return paths
 
 

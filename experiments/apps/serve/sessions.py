@@ -23,9 +23,7 @@ have.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +35,7 @@ from agents.registry import ParsedSpec, SpecError, build_agent
 from carioca_env import CariocaError, Game, GameConfig, IllegalMoveError, Move, RecordError
 from experiments.apps.serve.discovery import read_json
 from experiments.apps.serve.safepath import PathRefused, SafeRoot
+from experiments.common.files import write_file
 from experiments.common.seeds import SERVE_BOT, derive_seed
 
 GAMES_DIR = "web-games"
@@ -57,20 +56,6 @@ class BotFailed(Exception):
     The game keeps every move played before it (the file is saved after each move), so a
     later request lets the bot try again; the server answers 502, naming the seat and bot.
     """
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and ``os.replace`` (never half a file)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -104,7 +89,7 @@ class PlaySession:
 
     def save(self) -> None:
         """Write the game atomically."""
-        atomic_write_json(self.path, self.record())
+        write_file(self.path, json.dumps(self.record()) + "\n", durable=True)
 
 
 class GameStore:

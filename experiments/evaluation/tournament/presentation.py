@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
-import os
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from experiments.common.report import Report, pyplot
 from experiments.common.stats import format_interval
 from experiments.common.tables import markdown_table, text_table, wrap_cell
 from experiments.evaluation.ratings import RATINGS_EXPLAINED, rating_table
@@ -136,14 +133,14 @@ def summary_markdown(s: Summary) -> str:
 
 def write_summary(s: Summary, out_dir: str | Path, log: Callable[[str], None] | None = None) -> list[Path]:
     """Write summary.md, summary.csv, pairs.csv, summary.json and the PNG plots; returns the paths."""
-    out = Path(out_dir)
-    paths = [out / "summary.md", out / "summary.csv", out / "pairs.csv", out / "summary.json"]
-    _write_text(paths[0], s.to_markdown())
-    _write_text(paths[1], _csv([f.name for f in fields(AgentStats)], [asdict(r) for r in s.agents]))
-    _write_text(paths[2], _csv([f.name for f in fields(PairStats)], [asdict(p) for p in s.pairs]))
-    _write_text(paths[3], json.dumps(s.to_dict(), indent=1) + "\n")
+    report = Report(out_dir)
+    report.text("summary.md", s.to_markdown())
+    report.csv("summary.csv", [f.name for f in fields(AgentStats)], [asdict(r) for r in s.agents])
+    report.csv("pairs.csv", [f.name for f in fields(PairStats)], [asdict(p) for p in s.pairs])
+    report.json("summary.json", s.to_dict())
+    paths = list(report.paths)
     try:
-        paths += plot_summary(s, out)
+        paths += plot_summary(s, out_dir)
     except ImportError:
         msg = "matplotlib is not installed: no plots (pip install matplotlib)"
         if msg not in s.notes:
@@ -151,21 +148,6 @@ def write_summary(s: Summary, out_dir: str | Path, log: Callable[[str], None] | 
         if log:
             log(f"note: {msg}")
     return paths
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()})
-    return buf.getvalue()
 
 
 def _f(x: float, digits: int, signed: bool = False) -> str:
@@ -184,17 +166,12 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
     Raises:
         ImportError: matplotlib is not installed.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     from experiments.common.plots import legend_outside
 
-    out = Path(out_dir)
+    report = Report(out_dir)
     contracts = [str(c) for c in summary.config.contracts]
     labels = list(summary.config.labels)
-    paths = []
 
     def errorbars(ax: Any, series: list[tuple[str, list[Any]]], getter: Callable[[Any], tuple[float, float, float]]) -> None:
         k = len(series)
@@ -225,10 +202,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
     ax.set_title(f"Mean penalty per contract, 95% CI over decks ({summary.config.format}, "
                  f"{summary.config.players} players)", fontsize=10)
     fig.tight_layout()
-    p = out / "penalty.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    paths.append(p)
+    report.figure("penalty.png", fig, dpi=110, bbox_inches="tight")
 
     if summary.pairs:
         fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(contracts) + 2), 4))
@@ -239,10 +213,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
         ax.set_ylabel("paired difference of mean penalty\n(negative: first agent better)")
         ax.set_title("Paired differences on the same decks, 95% CI", fontsize=10)
         fig.tight_layout()
-        p = out / "paired.png"
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        paths.append(p)
-    return paths
+        report.figure("paired.png", fig, dpi=110, bbox_inches="tight")
+    return report.paths
 
 

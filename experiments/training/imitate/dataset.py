@@ -45,13 +45,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from experiments.common.files import write_file
 
 DATA_FORMAT = "carioca-imitation-data"
 DATA_VERSION = 1
@@ -114,13 +115,6 @@ def unpack_masks(packed: np.ndarray, num_actions: int) -> np.ndarray:
     return np.unpackbits(packed, axis=1, count=num_actions).astype(bool)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 class DataFolder:
     """A data folder: its manifest header (``meta``) and finished shards.
 
@@ -162,14 +156,14 @@ class DataFolder:
         buf = io.BytesIO()
         np.savez_compressed(buf, **rows.arrays())
         data = buf.getvalue()
-        _atomic_write(self.path / name, data)
+        write_file(self.path / name, data)
         self.shards = [s for s in self.shards if s["file"] != name]
         self.shards.append({"file": name, "rows": len(rows), "sha256": hashlib.sha256(data).hexdigest(), **info})
         self._save()
 
     def _save(self) -> None:
         doc = {"format": self.FORMAT, "version": self.VERSION, "meta": self.meta, "shards": self.shards}
-        _atomic_write(self.path / "manifest.json", (json.dumps(doc, indent=1) + "\n").encode())
+        write_file(self.path / "manifest.json", (json.dumps(doc, indent=1) + "\n").encode())
 
     def load(self, split: str, iterations: Sequence[int] | None = None) -> dict[str, np.ndarray]:
         """The concatenated arrays of the finished shards of ``split`` (and those iterations).

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import io
 import json
 import sys
 import time
@@ -82,14 +81,10 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
-    from experiments.training.train.files import _atomic_write
+    from experiments.common.files import write_file
+    from experiments.common.report import csv_text
 
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(CURVE_COLUMNS), lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()})
-    _atomic_write(path, buf.getvalue().encode())
+    write_file(path, csv_text(CURVE_COLUMNS, rows, digits=5, blank_nan=False))
 
 
 def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out: Path,
@@ -229,9 +224,9 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
         if strength_decks > 0 and "strength" not in card:
             card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers)
             card["wall_time_s"] = round(wall(), 1)
-            from experiments.training.train.files import _atomic_write
+            from experiments.common.files import write_file
 
-            _atomic_write(card_file, (json.dumps(card, indent=1) + "\n").encode())
+            write_file(card_file, (json.dumps(card, indent=1) + "\n").encode())
         return card
     finally:
         torch.set_num_threads(threads)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import io
 import json
 import sys
 import time
@@ -57,15 +56,10 @@ def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...] | None = None) -> None:
     """``rows`` as a CSV file (floats to 5 decimals), written atomically."""
-    from experiments.training.train.files import _atomic_write
+    from experiments.common.files import write_file
+    from experiments.common.report import csv_text
 
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(columns or (rows[0] if rows else ())), lineterminator="\n",
-                       extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()})
-    _atomic_write(path, buf.getvalue().encode())
+    write_file(path, csv_text(columns or list(rows[0] if rows else ()), rows, digits=5, blank_nan=False))
 
 
 def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
@@ -233,9 +227,9 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             card["strength"] = strength_against(final, config.teacher, players, (config.contract,), config.max_turns,
                                                 strength_decks, strength_seed, out / "strength", workers)
             card["wall_time_s"] = round(wall(), 1)
-            from experiments.training.train.files import _atomic_write
+            from experiments.common.files import write_file
 
-            _atomic_write(card_file, (json.dumps(card, indent=1) + "\n").encode())
+            write_file(card_file, (json.dumps(card, indent=1) + "\n").encode())
         return card
     finally:
         torch.set_num_threads(threads)

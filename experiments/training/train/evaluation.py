@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from experiments.common.files import write_file
+from experiments.common.report import csv_text
 from experiments.training.train.config import TrainConfig
-from experiments.training.train.files import _atomic_write
 
 EVAL_COLUMNS = (
     "steps", "opponent", "contracts", "decks", "deals",
@@ -81,13 +81,7 @@ def read_eval_csv(path: str | Path) -> list[dict[str, Any]]:
 
 def write_eval_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write the learning curve (atomically)."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(EVAL_COLUMNS), lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if isinstance(v, float) and math.isnan(v) else
-                        (round(v, 3) if isinstance(v, float) else v)) for k, v in r.items()})
-    _atomic_write(Path(path), buf.getvalue().encode())
+    write_file(path, csv_text(EVAL_COLUMNS, rows, digits=3))
 
 
 def _eval_text(rows: Sequence[dict[str, Any]]) -> str:

@@ -1,8 +1,7 @@
-"""Files of a run folder: atomic writes, step counts in file names, the latest checkpoint, a writable ``--out``."""
+"""Files of a run folder: step counts in file names, the latest checkpoint, a writable ``--out``."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Iterable
@@ -15,13 +14,6 @@ from experiments.training.train.errors import TrainError
 def _steps_of(stem: str) -> int:
     m = re.search(r"(\d+)$", stem)
     return int(m.group(1)) if m else -1
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def latest_checkpoint(out: str | Path) -> Path | None:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from experiments.common.files import write_file
 from experiments.training.train.config import TrainConfig
 from experiments.training.train.environments import make_vec_env
 from experiments.training.train.errors import TrainError
 from experiments.training.train.evaluation import _eval_text, _label, evaluate, read_eval_csv, write_eval_csv
 from experiments.training.train.files import (
-    _atomic_write,
     _steps_of,
     check_writable,
     latest_checkpoint,
@@ -200,7 +200,7 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
                 + "\nRepeat its options to resume it, choose another --out, or pass --overwrite to start afresh."
             )
     else:
-        _atomic_write(run_file, (json.dumps({"format": "carioca-train-run", "config": defining}, indent=1) + "\n").encode())
+        write_file(run_file, (json.dumps({"format": "carioca-train-run", "config": defining}, indent=1) + "\n").encode())
 
     ckpt = latest_checkpoint(out)
     resumed_from = None

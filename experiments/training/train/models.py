@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from experiments.common.files import write_file
 from experiments.training.train.config import TrainConfig
 from experiments.training.train.errors import TrainError
-from experiments.training.train.files import _atomic_write
 
 
 def model_class(config: TrainConfig) -> Any:
@@ -108,8 +108,8 @@ def save_model(model: Any, path: Path, card: dict[str, Any] | None = None, slim:
     else:
         model.save(buf)
     if card is not None:  # the card first: a reader that sees the zip finds its card
-        _atomic_write(path.with_suffix(".json"), (json.dumps(card, indent=1) + "\n").encode())
-    _atomic_write(path, buf.getvalue())
+        write_file(path.with_suffix(".json"), (json.dumps(card, indent=1) + "\n").encode())
+    write_file(path, buf.getvalue())
 
 
 def package_versions() -> dict[str, str]:
