@@ -10,11 +10,25 @@ is, so corrected penalties are unbiased; a good ``V`` removes much of the varian
 
 - :class:`LuckTracker` accumulates a deal's corrections while it is played
   (``carioca tournament --luck-correction`` records them per deal).
-- :func:`shipped_value` is the value function shipped with the package
-  (``value-v1.json``), fitted by :mod:`.fit` on games in its own seed namespace.
+- :func:`shipped_value` is the newest value function shipped with the package
+  (``value-v2.json``, a small network per player count and contract on the race features
+  of :mod:`.features2`), fitted by :mod:`.fit` on games in its own seed namespace;
+  :func:`value_by_fingerprint` finds any shipped version (``value-v1.json``, linear, too).
 """
 
 from experiments.evaluation.luck.correction import LuckTracker
-from experiments.evaluation.luck.value import SHIPPED_FILE, ValueFileError, ValueFunction, model_key, shipped_value
+from experiments.evaluation.luck.value import (
+    SHIPPED_FILE,
+    SHIPPED_FILES,
+    AnyValue,
+    MlpValue,
+    ValueFileError,
+    ValueFunction,
+    load_value,
+    model_key,
+    shipped_value,
+    value_by_fingerprint,
+)
 
-__all__ = ["SHIPPED_FILE", "LuckTracker", "ValueFileError", "ValueFunction", "model_key", "shipped_value"]
+__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "AnyValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction",
+           "load_value", "model_key", "shipped_value", "value_by_fingerprint"]

@@ -33,7 +33,7 @@ import numpy as np
 
 from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
-from experiments.evaluation.luck.value import ValueFunction
+from experiments.evaluation.luck.value import AnyValue
 
 
 class LuckTracker:
@@ -44,7 +44,7 @@ class LuckTracker:
     corrections so far and ``draws`` the number of stock draws valued.
     """
 
-    def __init__(self, value: ValueFunction, num_players: int) -> None:
+    def __init__(self, value: AnyValue, num_players: int) -> None:
         self.value = value
         self.corrections = np.zeros(num_players, dtype=np.float64)
         self.draws = 0

@@ -2,8 +2,9 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit --deals 300 --out runs/luck          # games + fit
-    python -m experiments.evaluation.luck.fit --fit-only --out runs/luck           # refit recorded states
+    python -m experiments.evaluation.luck.fit --deals 1200 --out runs/luck          # games + fit (version 2)
+    python -m experiments.evaluation.luck.fit --fit-only --out runs/luck            # refit recorded states
+    python -m experiments.evaluation.luck.fit --version 1 --ridge 300 --out runs/luck-v1   # the linear version 1
 
 Games are single deals between agents drawn at random per seat from ``--agents`` (by
 default the heuristic, greedy, and the shipped learned model of the contract where one
@@ -12,8 +13,14 @@ no tournament seed can produce (tournaments hash ``carioca-tournament``), so the
 function never sees an evaluation's decks.  After every stock draw the seat statistics of
 the full state are recorded with the deal's final penalties; a deal's states are all in
 the training set or all in the held-out set (every fifth deal), so the held-out error
-measures new deals.  The fit is ridge regression per (player count, contract) on
-:func:`experiments.evaluation.luck.features.design`.
+measures new deals.
+
+Version 2 (the default, :class:`~experiments.evaluation.luck.value.MlpValue`) trains a small network
+per (player count, contract) on :func:`experiments.evaluation.luck.features2.design` with three
+splits by deal: every fifth deal is held out for the reported fit and never used to fit or
+choose anything, the deal before it in each five is the validation split that chooses the
+training epoch, the rest is trained on; the shipped network is the one trained on the
+training split.  Version 1 is ridge regression on :func:`experiments.evaluation.luck.features.design`.
 """
 
 from __future__ import annotations
@@ -31,13 +38,20 @@ import numpy as np
 
 from experiments.common.argtypes import int_at_least, real_at_least
 from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck.features import FEATURE_VERSION, design
-from experiments.evaluation.luck.value import ValueFunction, model_key
+from experiments.evaluation.luck import features, features2
+from experiments.evaluation.luck.value import MLP_VERSION, MlpValue, ValueFunction, model_key
 
 #: The seed namespace of the fitting games (never a tournament's).
 SEED_NAMESPACE = LUCK_FIT
 #: Every HELDOUT_EVERY-th deal is held out.
 HELDOUT_EVERY = 5
+#: Version 2: the deals with ``deal % HELDOUT_EVERY == VALIDATION`` choose the training
+#: settings and epoch.
+VALIDATION = HELDOUT_EVERY - 2
+#: Version 2: the training settings tried per model (hidden units, learning rate, batch,
+#: weight decay); the validation deals choose one.  The second is for the smaller data
+#: sets (600 deals at 4 players), where the first overfits within a few epochs.
+MLP_SETTINGS = ((32, 1e-3, 1024, 1e-3), (16, 5e-4, 2048, 1e-2))
 #: Where the shipped learned models live (per contract and player count, when shipped).
 MODELS = Path(__file__).resolve().parents[3] / "agents" / "models"
 
@@ -58,6 +72,8 @@ class FitConfig:
         out: folder for the recorded states (``states-p{n}-c{k}.npz``) and ``value.json``.
         workers: processes that play games.
         fit_only: only refit the recorded states.
+        version: 1 (linear, :mod:`.features`) or 2 (network, :mod:`.features2`).
+        epochs: version 2: the most training epochs (the validation split picks one).
     """
 
     players: tuple[int, ...] = (2, 3, 4)
@@ -70,6 +86,8 @@ class FitConfig:
     out: str = "runs/luck"
     workers: int = 1
     fit_only: bool = False
+    version: int = MLP_VERSION
+    epochs: int = 40
 
 
 def learned_spec(players: int, contract: int) -> str | None:
@@ -78,18 +96,30 @@ def learned_spec(players: int, contract: int) -> str | None:
     return f"ppo:{folder}" if (folder / "model.zip").exists() else None
 
 
+def fit_deck(rng: random.Random, players: int) -> tuple[list[int], int]:
+    """A fitting deal's shuffled deck and dealer, drawn from ``rng`` (seeded by :func:`experiments.common.seeds.derive_seed`)."""
+    from carioca_env.cards import full_deck
+
+    deck = full_deck()
+    rng.shuffle(deck)
+    return deck, rng.randrange(players)
+
+
+def fit_deal_rng(seed: int, players: int, contract: int, deal: int) -> random.Random:
+    """The random source of one fitting deal (its deck, dealer and agents)."""
+    return random.Random(derive_seed(SEED_NAMESPACE, seed, "deal", players, contract, deal))
+
+
 def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[str, Any]:
     """Play one fitting deal; its recorded states and final penalties."""
     from agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import full_deck, hand_penalty
+    from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
-    from experiments.evaluation.luck.features import state_stats
+    stats_of = features2.state_stats if cfg.version == MLP_VERSION else features.state_stats
 
-    rng = random.Random(derive_seed(SEED_NAMESPACE, cfg.seed, "deal", players, contract, deal))
-    deck = full_deck()
-    rng.shuffle(deck)
-    dealer = rng.randrange(players)
+    rng = fit_deal_rng(cfg.seed, players, contract, deal)
+    deck, dealer = fit_deck(rng, players)
     pool = [a if a != "learned" else learned_spec(players, contract) for a in cfg.agents]
     pool = [a for a in pool if a]
     specs = [pool[rng.randrange(len(pool))] for _ in range(players)]
@@ -99,7 +129,7 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
         a.reset(sd)
     game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)),
                           derive_seed(SEED_NAMESPACE, cfg.seed, "game", players, contract, deal))
-    stats, movers, turns = [], [], []
+    stats, movers, turns, stocks = [], [], [], []
     played = 0
     while not game.deal_results or game.deal_results[-1].cancelled:
         if played >= cfg.max_turns:
@@ -109,21 +139,24 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
         before = len(game.deal_results)
         game.apply(move)
         if move.kind is MoveKind.DRAW_STOCK:
-            stats.append(state_stats(game))
+            stats.append(stats_of(game))
             movers.append(seat)
             turns.append(game.turn)
+            stocks.append(len(game.stock))
         if move.kind is MoveKind.DISCARD:
             played += 1
         if len(game.deal_results) > before and game.deal_results[-1].cancelled:
-            stats, movers, turns = [], [], []  # a redeal: the states of the cancelled attempt say nothing of its end
+            stats, movers, turns, stocks = [], [], [], []  # a redeal: the states of the cancelled attempt say nothing of its end
     if game.deal_results and not game.deal_results[-1].cancelled:
         penalty = list(game.deal_results[-1].scores)
     else:
         penalty = [hand_penalty(game.hands[s]) for s in range(players)]
+    width = len(features2.STATS) if cfg.version == MLP_VERSION else len(features.STATS)
     return {
-        "stats": np.array(stats, dtype=np.float32).reshape(-1, players, 6),
+        "stats": np.array(stats, dtype=np.float32).reshape(-1, players, width),
         "mover": np.array(movers, dtype=np.int8),
         "turn": np.array(turns, dtype=np.int16),
+        "stock": np.array(stocks, dtype=np.int16),
         "penalty": np.array(penalty, dtype=np.float32),
         "specs": specs,
     }
@@ -140,7 +173,7 @@ def record(cfg: FitConfig, log: Any = print) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for players in cfg.players:
         for contract in cfg.contracts:
-            path = out / f"states-p{players}-c{contract}.npz"
+            path = out / states_file(cfg.version, players, contract)
             if path.exists():
                 log(f"[luck-fit] {path} exists, kept")
                 continue
@@ -164,6 +197,7 @@ def record(cfg: FitConfig, log: Any = print) -> None:
                 stats=np.concatenate([d["stats"] for d in deals]),
                 mover=np.concatenate([d["mover"] for d in deals]),
                 turn=np.concatenate([d["turn"] for d in deals]),
+                stock=np.concatenate([d["stock"] for d in deals]),
                 deal=np.repeat(np.arange(cfg.deals), sizes),
                 penalty=np.stack([d["penalty"] for d in deals]),
                 specs=np.array(["|".join(d["specs"]) for d in deals]),
@@ -171,7 +205,12 @@ def record(cfg: FitConfig, log: Any = print) -> None:
             log(f"[luck-fit] p{players} c{contract}: {cfg.deals} deals, {sum(sizes)} states, {time.time() - t0:.0f}s")
 
 
-def design_rows(data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def states_file(version: int, players: int, contract: int) -> str:
+    """The recorded states' file name of a features version, player count and contract."""
+    return f"states-p{players}-c{contract}.npz" if version == 1 else f"states-v{version}-p{players}-c{contract}.npz"
+
+
+def design_rows(data: Any, version: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, y, deal)`` from recorded states: one row per (state, seat)."""
     stats = data["stats"].astype(np.float64)
     movers = data["mover"].astype(int)
@@ -179,7 +218,11 @@ def design_rows(data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     deals = data["deal"].astype(int)
     pen = data["penalty"].astype(np.float64)
     n = stats.shape[1]
-    xs = [design(stats[i], movers[i], turns[i]) for i in range(len(movers))]
+    if version == 1:
+        xs = [features.design(stats[i], movers[i], turns[i]) for i in range(len(movers))]
+    else:
+        stock = data["stock"].astype(np.float64)
+        xs = [features2.design(stats[i], movers[i], turns[i], stock[i]) for i in range(len(movers))]
     x = np.concatenate(xs) if xs else np.zeros((0, 1))
     y = pen[deals].reshape(-1)
     return x, y, np.repeat(deals, n)
@@ -201,33 +244,128 @@ def ridge(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
     return w
 
 
-def fit(cfg: FitConfig, log: Any = print) -> ValueFunction:
-    """Fit one model per recorded (player count, contract); held-out fit in the meta."""
+def _r2(y: np.ndarray, pred: np.ndarray) -> float:
+    resid = y - pred
+    return 1.0 - float(resid @ resid) / float(((y - y.mean()) ** 2).sum())
+
+
+def _heldout(y: np.ndarray, pred: np.ndarray, rows: int) -> dict[str, Any]:
+    resid = y - pred
+    return {"r2": round(_r2(y, pred), 4), "rmse": round(float(np.sqrt(np.mean(resid ** 2))), 2),
+            "sd": round(float(y.std()), 2), "rows": rows, "heldout_rows": int(len(y))}
+
+
+def fit_linear(cfg: FitConfig, log: Any = print) -> ValueFunction:
+    """Version 1: ridge regression per recorded (player count, contract); held-out fit in the meta."""
     out = Path(cfg.out)
     weights: dict[str, np.ndarray] = {}
     heldout: dict[str, Any] = {}
     for players in cfg.players:
         for contract in cfg.contracts:
-            data = np.load(out / f"states-p{players}-c{contract}.npz")
-            x, y, deal = design_rows(data)
+            x, y, deal = design_rows(np.load(out / states_file(1, players, contract)), 1)
             test = deal % HELDOUT_EVERY == HELDOUT_EVERY - 1
             w_train = ridge(x[~test], y[~test], cfg.ridge)
-            pred = np.sum(x[test] * w_train, axis=-1)
-            resid = y[test] - pred
-            r2 = 1.0 - float(resid @ resid) / float(((y[test] - y[test].mean()) ** 2).sum())
-            rmse = float(np.sqrt(np.mean(resid ** 2)))
             key = model_key(players, contract)
-            heldout[key] = {"r2": round(r2, 4), "rmse": round(rmse, 2), "sd": round(float(y[test].std()), 2),
-                            "rows": int(len(y)), "heldout_rows": int(test.sum())}
-            log(f"[luck-fit] {key}: held-out R^2 {r2:.3f}, RMSE {rmse:.1f} (sd {y[test].std():.1f}), {len(y)} rows")
+            heldout[key] = _heldout(y[test], np.sum(x[test] * w_train, axis=-1), int(len(y)))
+            log(f"[luck-fit] {key}: held-out {heldout[key]}")
             weights[key] = ridge(x, y, cfg.ridge)  # the shipped model uses every deal
     meta = {"fit": {k: v for k, v in asdict(cfg).items() if k not in ("out", "workers", "fit_only")},
-            "seed_namespace": SEED_NAMESPACE, "features": FEATURE_VERSION, "heldout": heldout,
+            "seed_namespace": SEED_NAMESPACE, "features": features.FEATURE_VERSION, "heldout": heldout,
             "heldout_rule": f"every {HELDOUT_EVERY}th deal (deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}) held out"}
     vf = ValueFunction(weights, meta)
     vf.save(out / "value.json")
     log(f"[luck-fit] wrote {out / 'value.json'} ({vf.fingerprint})")
     return vf
+
+
+def train_mlp(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, hidden: int, epochs: int,
+              seed: int, lr: float = 1e-3, batch: int = 512,
+              weight_decay: float = 1e-4) -> tuple[dict[str, np.ndarray], int, float]:
+    """Train one network (mean squared error, AdamW) on ``(x, y)``; the epoch with the best
+    R^2 on ``(x_val, y_val)`` is kept.  Returns ``(parameters, epoch, validation R^2)``."""
+    import torch
+
+    from experiments.evaluation.luck.value import mlp_forward
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    mu = x.mean(axis=0)
+    sd = x.std(axis=0)
+    sd[sd < 1e-6] = 1.0
+    y_shift, y_scale = float(y.mean()), float(y.std()) or 1.0
+    z = torch.tensor((x - mu) / sd, dtype=torch.float32)
+    t = torch.tensor((y - y_shift) / y_scale, dtype=torch.float32)
+    net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(),
+                              torch.nn.Linear(hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def params() -> dict[str, np.ndarray]:
+        w = [p.detach().double().numpy().copy() for p in net.parameters()]
+        return {"mu": mu, "sd": sd, "w1": w[0].T, "b1": w[1], "w2": w[2].T, "b2": w[3], "w3": w[4][0],
+                "b3": np.asarray(w[5][0]), "y_scale": np.asarray(y_scale), "y_shift": np.asarray(y_shift)}
+
+    best: tuple[float, int, dict[str, np.ndarray]] = (-np.inf, 0, params())
+    for epoch in range(1, epochs + 1):
+        order = torch.randperm(len(t), generator=gen)
+        for i in range(0, len(order), batch):
+            b = order[i:i + batch]
+            loss = torch.mean((net(z[b])[:, 0] - t[b]) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        p = params()
+        r2 = _r2(y_val, mlp_forward(p, x_val))
+        if r2 > best[0]:
+            best = (r2, epoch, p)
+    return best[2], best[1], best[0]
+
+
+def fit_mlp(cfg: FitConfig, log: Any = print) -> MlpValue:
+    """Version 2: one network per recorded (player count, contract), trained on the
+    training deals, its epoch chosen on the validation deals; the R^2 on the held-out
+    deals (never used to fit or choose) in the meta."""
+    import torch
+
+    from experiments.evaluation.luck.value import mlp_forward
+
+    torch.set_num_threads(1)
+    out = Path(cfg.out)
+    models: dict[str, dict[str, np.ndarray]] = {}
+    heldout: dict[str, Any] = {}
+    for players in cfg.players:
+        for contract in cfg.contracts:
+            x, y, deal = design_rows(np.load(out / states_file(MLP_VERSION, players, contract)), MLP_VERSION)
+            split = deal % HELDOUT_EVERY
+            test, val = split == HELDOUT_EVERY - 1, split == VALIDATION
+            train = ~(test | val)
+            key = model_key(players, contract)
+            tried = []
+            for setting in MLP_SETTINGS:
+                hidden, lr, batch, decay = setting
+                params, epoch, val_r2 = train_mlp(x[train], y[train], x[val], y[val], int(hidden), cfg.epochs,
+                                                  derive_seed(SEED_NAMESPACE, cfg.seed, "train", players, contract) % 2**31,
+                                                  lr=lr, batch=int(batch), weight_decay=decay)
+                tried.append((val_r2, epoch, params, setting))
+            val_r2, epoch, params, setting = max(tried, key=lambda t: t[0])
+            heldout[key] = {**_heldout(y[test], mlp_forward(params, x[test]), int(len(y))),
+                            "deals": int(len(np.unique(deal))), "validation_r2": round(val_r2, 4), "epoch": epoch,
+                            "setting": dict(zip(("hidden", "lr", "batch", "weight_decay"), setting))}
+            log(f"[luck-fit] {key}: {heldout[key]}")
+            models[key] = params
+    meta = {"fit": {k: v for k, v in asdict(cfg).items() if k not in ("out", "workers", "fit_only", "ridge")},
+            "seed_namespace": SEED_NAMESPACE, "features": features2.FEATURE_VERSION, "heldout": heldout,
+            "split_rule": f"by deal: deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1} held out (the R^2 here), "
+                          f"== {VALIDATION} validation (chooses the setting and the epoch), the rest trains",
+            "settings": [list(x) for x in MLP_SETTINGS]}
+    vf = MlpValue(models, meta)
+    vf.save(out / "value.json")
+    log(f"[luck-fit] wrote {out / 'value.json'} ({vf.fingerprint})")
+    return vf
+
+
+def fit(cfg: FitConfig, log: Any = print) -> ValueFunction | MlpValue:
+    """Fit the value function of ``cfg.version`` on the recorded states."""
+    return fit_mlp(cfg, log) if cfg.version == MLP_VERSION else fit_linear(cfg, log)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -243,9 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default="runs/luck")
     p.add_argument("--workers", type=int_at_least(1), default=1)
     p.add_argument("--fit-only", action="store_true")
+    p.add_argument("--version", type=int, choices=(1, MLP_VERSION), default=MLP_VERSION)
+    p.add_argument("--epochs", type=int_at_least(1), default=40)
     a = p.parse_args(argv)
     cfg = FitConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.max_turns,
-                    a.ridge, a.out, a.workers, a.fit_only)
+                    a.ridge, a.out, a.workers, a.fit_only, a.version, a.epochs)
     try:
         if not cfg.fit_only:
             record(cfg)

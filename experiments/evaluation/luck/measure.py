@@ -28,7 +28,7 @@ from pathlib import Path
 
 from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.fit import learned_spec
-from experiments.evaluation.luck.value import shipped_value
+from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class MeasureConfig:
         workers: processes (``widths`` only).
         out: results folder root (``widths`` only).
         max_turns: completed turns after which a deal is truncated.
+        value: the shipped value function's version to correct with (1 or 2).
     """
 
     what: str
@@ -56,6 +57,12 @@ class MeasureConfig:
     workers: int = 2
     out: str = "runs/luck-measure"
     max_turns: int = 2000
+    value: int = len(SHIPPED_FILES)
+
+    @property
+    def luck(self) -> str:
+        """The fingerprint of the value function to correct with."""
+        return load_value(SHIPPED_FILES[self.value - 1]).fingerprint
 
 
 def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
@@ -78,8 +85,8 @@ def widths(cfg: MeasureConfig) -> list[dict[str, float | int | str]]:
     rows = []
     for k in cfg.contracts:
         tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
-                              seed=cfg.seed, max_turns=cfg.max_turns, luck=shipped_value().fingerprint)
-        out = Path(cfg.out) / f"{'-'.join(cfg.agents)}-p{cfg.players}-c{k}"
+                              seed=cfg.seed, max_turns=cfg.max_turns, luck=cfg.luck)
+        out = Path(cfg.out) / f"v{cfg.value}-{'-'.join(cfg.agents)}-p{cfg.players}-c{k}-s{cfg.seed}"
         t0 = time.monotonic()
         s = run_tournament(tc, out, workers=cfg.workers, progress=False, log=lambda m: None)
         p = s.pairs[0]
@@ -102,7 +109,7 @@ def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
     for k in cfg.contracts:
         tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
                               seed=cfg.seed, max_turns=cfg.max_turns,
-                              luck=shipped_value().fingerprint if corrected else None)
+                              luck=cfg.luck if corrected else None)
         t0 = time.process_time()
         play_chunk(tc, make_tasks(tc))
         spent += time.process_time() - t0
@@ -140,9 +147,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int_at_least(1), default=2)
     p.add_argument("--out", default="runs/luck-measure")
     p.add_argument("--max-turns", type=int_at_least(1), default=2000)
+    p.add_argument("--value", type=int, choices=range(1, len(SHIPPED_FILES) + 1), default=len(SHIPPED_FILES),
+                   help="the shipped value function's version (default: the newest)")
     a = p.parse_args(argv)
     cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed, a.workers,
-                        a.out, a.max_turns)
+                        a.out, a.max_turns, a.value)
     try:
         if cfg.what == "widths":
             print("| contract | decks | raw diff ± half | corrected diff ± half | ratio |\n|---|---|---|---|---|")

@@ -1,15 +1,23 @@
 """The luck value function: ``V(state) -> expected final deal penalty of each seat``.
 
-A :class:`ValueFunction` is a linear model per (player count, contract) on the design
-rows of :mod:`experiments.evaluation.luck.features`, read from a JSON value file.  The shipped one,
-:func:`shipped_value`, was fitted once by :mod:`experiments.evaluation.luck.fit` on games between the
-built-in agents dealt from their own seed namespace (never a tournament's decks), then
-frozen: its :attr:`~ValueFunction.fingerprint` (a hash of the features' version and the
-weights) names it in tournament configs, so results corrected by one value function are
-never mixed with another's.
+Two versions, each read from a JSON value file and named by its fingerprint (a hash of
+its features' version and its parameters) in tournament configs, so results corrected by
+one value function are never mixed with another's:
 
-Evaluation sums products in a fixed order with numpy (no BLAS call whose summation order
-could change with threads), so a value is the same bytes in every process.
+- version 1, :class:`ValueFunction` (``value-v1.json``): a linear model per (player count,
+  contract) on the design rows of :mod:`experiments.evaluation.luck.features`;
+- version 2, :class:`MlpValue` (``value-v2.json``, the shipped one): a small network per
+  (player count, contract) on the race features of :mod:`experiments.evaluation.luck.features2`
+  (deficiencies, live outs in the stock, penalties of every seat).
+
+Both were fitted once by :mod:`experiments.evaluation.luck.fit` on games between the built-in agents
+dealt from their own seed namespace (never a tournament's decks), then frozen.
+:func:`shipped_value` is the newest; :func:`value_by_fingerprint` finds any shipped
+version, so a tournament corrected by version 1 can still be resumed.
+
+Version 1 sums products in a fixed order with numpy.  Version 2 multiplies small
+matrices (at most a few hundred rows); every process of a run uses the same numpy, so a
+value is the same bytes with any number of workers (the tournament tests check it).
 """
 
 from __future__ import annotations
@@ -22,13 +30,16 @@ from typing import Any
 
 import numpy as np
 
+from experiments.evaluation.luck import features2
 from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
 
 #: The value file format.
 VALUE_FORMAT = "carioca-luck-value"
 VALUE_VERSION = 1
-#: The value file shipped with the package.
-SHIPPED_FILE = Path(__file__).with_name("value-v1.json")
+#: The value files shipped with the package, oldest first; the last is :func:`shipped_value`.
+SHIPPED_FILES = (Path(__file__).with_name("value-v1.json"), Path(__file__).with_name("value-v2.json"))
+#: The value file of :func:`shipped_value`.
+SHIPPED_FILE = SHIPPED_FILES[-1]
 
 
 class ValueFileError(ValueError):
@@ -149,11 +160,185 @@ class ValueFunction:
         return vf
 
 
-_SHIPPED: list[ValueFunction] = []
+#: The version of :class:`MlpValue` files.
+MLP_VERSION = 2
+#: The parameters of one network, in order: input shift and scale, two hidden layers, the
+#: output layer (``w3`` a vector, ``b3`` one number) and the output's scale and shift.
+MLP_PARAMS = ("mu", "sd", "w1", "b1", "w2", "b2", "w3", "b3", "y_scale", "y_shift")
 
 
-def shipped_value() -> ValueFunction:
-    """The value function shipped with the package (loaded once per process)."""
-    if not _SHIPPED:
-        _SHIPPED.append(ValueFunction.load(SHIPPED_FILE))
-    return _SHIPPED[0]
+def _mlp_shapes(inputs: int, hidden: int) -> dict[str, tuple[int, ...]]:
+    return {"mu": (inputs,), "sd": (inputs,), "w1": (inputs, hidden), "b1": (hidden,), "w2": (hidden, hidden),
+            "b2": (hidden,), "w3": (hidden,), "b3": (), "y_scale": (), "y_shift": ()}
+
+
+def mlp_forward(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """One network's output for input rows ``x [..., inputs]``: ``[...]``."""
+    z = (x - params["mu"]) / params["sd"]
+    h = np.maximum(z @ params["w1"] + params["b1"], 0.0)
+    h = np.maximum(h @ params["w2"] + params["b2"], 0.0)
+    return (h @ params["w3"] + params["b3"]) * params["y_scale"] + params["y_shift"]
+
+
+@dataclass(frozen=True)
+class MlpValue:
+    """Version 2: a network with two ReLU hidden layers per (player count, contract) on
+    :func:`experiments.evaluation.luck.features2.design` rows, one row per seat.
+
+    Attributes:
+        models: model key (:func:`model_key`) -> parameters (:data:`MLP_PARAMS`).
+        meta: how it was fitted (agents, seeds, deals, held-out fit); not part of the
+            fingerprint.
+    """
+
+    models: dict[str, dict[str, np.ndarray]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        """``v2-`` and 12 hex digits of a SHA-256 over the features' version and the parameters."""
+        body = json.dumps(
+            {"features": features2.FEATURE_VERSION,
+             "models": {k: {p: np.asarray(v[p], dtype=np.float64).ravel().tolist() for p in MLP_PARAMS}
+                        for k, v in sorted(self.models.items())}},
+            sort_keys=True, separators=(",", ":"),
+        )
+        return f"v{MLP_VERSION}-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+
+    def model(self, num_players: int, contract: int) -> dict[str, np.ndarray]:
+        """The network for a player count and contract.
+
+        Raises:
+            ValueFileError: the value function has no model for them.
+        """
+        m = self.models.get(model_key(num_players, contract))
+        if m is None:
+            raise ValueFileError(
+                f"the luck value function {self.fingerprint} has no model for {num_players} players, "
+                f"contract {contract} (it has {', '.join(sorted(self.models))})"
+            )
+        return m
+
+    def evaluate(self, game: Any) -> np.ndarray:
+        """``V`` of the state right after a stock draw: the expected final penalty of each seat."""
+        m = self.model(game.num_players, game.deal_number)
+        x = features2.design(features2.state_stats(game), game.current, game.turn, float(len(game.stock)))
+        return mlp_forward(m, x)
+
+    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
+
+        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        """
+        m = self.model(game.num_players, game.deal_number)
+        cards, counts, stats = features2.draw_stats(game)
+        x = features2.design(stats, game.current, game.turn, float(len(game.stock) - 1))
+        return cards, counts, mlp_forward(m, x)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the value file."""
+        return {
+            "format": VALUE_FORMAT,
+            "version": MLP_VERSION,
+            "features": features2.FEATURE_VERSION,
+            "fingerprint": self.fingerprint,
+            "models": {k: {p: np.asarray(v[p], dtype=np.float64).tolist() for p in MLP_PARAMS}
+                       for k, v in sorted(self.models.items())},
+            "meta": self.meta,
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the value file (JSON)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def from_dict(d: dict[str, Any], path: str | Path) -> MlpValue:
+        """The value function of a parsed version-2 file (``path`` names it in errors).
+
+        Raises:
+            ValueFileError: other features, a network of the wrong shape or with
+                non-finite numbers, or a fingerprint that does not match (the file was edited).
+        """
+        if d.get("features") != features2.FEATURE_VERSION:
+            raise ValueFileError(
+                f"{path} was fitted on features {d.get('features')!r}; this version computes "
+                f"{features2.FEATURE_VERSION!r}"
+            )
+        raw = d.get("models")
+        if not isinstance(raw, dict) or not raw:
+            raise ValueFileError(f"{path} holds no models")
+        models: dict[str, dict[str, np.ndarray]] = {}
+        for key, params in raw.items():
+            try:
+                players = int(str(key).split("-")[0][1:])
+                inputs = features2.num_inputs(players)
+                hidden = len(params["b1"])
+                arrays = {p: np.asarray(params[p], dtype=np.float64) for p in MLP_PARAMS}
+            except (ValueError, TypeError, IndexError, KeyError):
+                raise ValueFileError(f"{path}: model {key!r} is not a player count and contract with a network") from None
+            for p, shape in _mlp_shapes(inputs, hidden).items():
+                if arrays[p].shape != shape or not np.all(np.isfinite(arrays[p])):
+                    raise ValueFileError(f"{path}: model {key!r} needs {p} of shape {shape} with finite numbers, "
+                                         f"got shape {arrays[p].shape}")
+            if np.any(arrays["sd"] <= 0):
+                raise ValueFileError(f"{path}: model {key!r} has an input scale sd <= 0")
+            models[str(key)] = arrays
+        vf = MlpValue(models, dict(d.get("meta") or {}))
+        if d.get("fingerprint") != vf.fingerprint:
+            raise ValueFileError(
+                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its parameters "
+                f"({vf.fingerprint})"
+            )
+        return vf
+
+
+#: Either version of the luck value function.
+AnyValue = ValueFunction | MlpValue
+
+
+def load_value(path: str | Path) -> AnyValue:
+    """Read a value file of either version.
+
+    Raises:
+        ValueFileError: unreadable, not this format, a version this code does not know,
+            or a file its loader refuses.
+    """
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueFileError(f"cannot read the luck value file {path}: {exc}") from None
+    if not isinstance(d, dict) or d.get("format") != VALUE_FORMAT:
+        raise ValueFileError(f"{path} is not a {VALUE_FORMAT} file")
+    if d.get("version") == MLP_VERSION:
+        return MlpValue.from_dict(d, path)
+    return ValueFunction.load(path)
+
+
+_LOADED: dict[Path, AnyValue] = {}
+
+
+def _shipped(path: Path) -> AnyValue:
+    if path not in _LOADED:
+        _LOADED[path] = load_value(path)
+    return _LOADED[path]
+
+
+def shipped_value() -> AnyValue:
+    """The newest value function shipped with the package (loaded once per process)."""
+    return _shipped(SHIPPED_FILE)
+
+
+def value_by_fingerprint(fingerprint: str) -> AnyValue:
+    """The shipped value function (of any version) with this fingerprint.
+
+    Raises:
+        ValueFileError: no shipped value function has it.
+    """
+    for path in reversed(SHIPPED_FILES):
+        value = _shipped(path)
+        if value.fingerprint == fingerprint:
+            return value
+    raise ValueFileError(
+        f"no luck value function shipped with this version has the fingerprint {fingerprint!r} "
+        f"(it ships {', '.join(_shipped(p).fingerprint for p in SHIPPED_FILES)})"
+    )

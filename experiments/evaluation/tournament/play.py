@@ -179,17 +179,18 @@ def _luck_tracker(config: TournamentConfig) -> Any:
     """The luck tracker of a deal when the config asks for corrections, else ``None``.
 
     Raises:
-        TournamentError: the config names a value function other than the shipped one
-            (its corrections could not be reproduced).
+        TournamentError: the config names a value function no version shipped with this
+            package has (its corrections could not be reproduced).
     """
     if config.luck is None:
         return None
-    from experiments.evaluation.luck import LuckTracker, shipped_value
+    from experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
 
-    value = shipped_value()
-    if value.fingerprint != config.luck:
+    try:
+        value = value_by_fingerprint(config.luck)
+    except ValueFileError as exc:
         raise TournamentError(
-            f"this tournament's deals were corrected with the luck value function {config.luck}, "
-            f"but this version ships {value.fingerprint}: summarize it with --report, or start afresh"
-        )
+            f"this tournament's deals were corrected with the luck value function {config.luck}: {exc}; "
+            "summarize it with --report, or start afresh"
+        ) from None
     return LuckTracker(value, config.players)

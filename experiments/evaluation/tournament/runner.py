@@ -137,22 +137,23 @@ def check_luck(config: TournamentConfig) -> None:
     """Refuse a luck-corrected tournament this version cannot correct, before any deal.
 
     Raises:
-        TournamentError: the config names a value function other than the shipped one,
-            or the shipped one has no model for a contract at this number of players.
+        TournamentError: the config names a value function that no version shipped with
+            this package has, or it has no model for a contract at this number of players.
     """
-    from experiments.evaluation.luck import ValueFileError, shipped_value
+    from experiments.evaluation.luck import ValueFileError, value_by_fingerprint
 
     try:
-        value = shipped_value()
+        value = value_by_fingerprint(config.luck)
+    except ValueFileError as exc:
+        raise TournamentError(
+            f"this tournament's deals were corrected with the luck value function {config.luck}: {exc}; "
+            "summarize it with --report, or start afresh in another --out"
+        ) from None
+    try:
         for contract in config.contracts:
             value.model(config.players, contract)
     except ValueFileError as exc:
         raise TournamentError(f"--luck-correction: {exc}") from None
-    if value.fingerprint != config.luck:
-        raise TournamentError(
-            f"this tournament's deals were corrected with the luck value function {config.luck}, but this "
-            f"version ships {value.fingerprint}: summarize it with --report, or start afresh in another --out"
-        )
 
 
 def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:

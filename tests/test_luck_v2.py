@@ -1,0 +1,213 @@
+"""The version-2 luck value function (experiments.evaluation.luck.features2, MlpValue): its values
+of every possible draw are the values of the states they stand for, its corrections have
+expectation 0, the file is frozen and checked, version 1 stays usable, and the fitting
+decks are never a tournament's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from carioca_env import Game, GameConfig
+from carioca_env.moves import MoveKind
+from experiments.common.seeds import LUCK_FIT, TOURNAMENT
+from experiments.evaluation.luck import (
+    SHIPPED_FILES,
+    MlpValue,
+    ValueFileError,
+    ValueFunction,
+    features2,
+    load_value,
+    shipped_value,
+    value_by_fingerprint,
+)
+from experiments.evaluation.luck.fit import FitConfig, fit_deal_rng, fit_deck, play_states
+from experiments.evaluation.luck.value import MLP_PARAMS, mlp_forward
+from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+from experiments.evaluation.tournament.play import deal_deck
+from tests.test_luck import check_exact, outcomes, small_position
+
+
+def random_mlp(seed: int, hidden: int = 12) -> MlpValue:
+    """A network with random parameters for every model (a poor but non-trivial value
+    function; positive biases keep its units alive)."""
+    rng = np.random.default_rng(seed)
+    models = {}
+    for n in (2, 3, 4):
+        f = features2.num_inputs(n)
+        for k in range(1, 8):
+            models[f"p{n}-c{k}"] = {
+                "mu": np.zeros(f), "sd": rng.uniform(0.5, 2.0, size=f), "w1": rng.normal(size=(f, hidden)),
+                "b1": rng.uniform(1.0, 3.0, size=hidden), "w2": rng.normal(size=(hidden, hidden)) / 3,
+                "b2": rng.uniform(1.0, 3.0, size=hidden),
+                "w3": rng.normal(size=hidden), "b3": np.asarray(rng.normal()), "y_scale": np.asarray(10.0),
+                "y_shift": np.asarray(30.0),
+            }
+    return MlpValue(models)
+
+
+def test_the_drawer_is_read_from_its_hand_before_the_draw() -> None:
+    """Right after a stock draw the drawer's deficiency is its hand's (drawing an out
+    lowers it by exactly one), and every seat's live cards are counted in the stock left."""
+    from carioca_env.analysis import analyze
+
+    game = small_position(False)
+    for card, _, after in outcomes(game):
+        assert features2.just_drew(after) and not features2.just_drew(game)
+        stats = features2.state_stats(after)
+        seat = game.current
+        assert stats[seat, features2.DEF] == analyze(after.hands[seat], after.contract, want_outs=False).deficiency
+        stock = np.bincount(after.stock, minlength=len(after.hands[seat]))
+        for s in range(2):
+            hand = list(game.hands[s])  # before the draw: the good types are those of this hand
+            good = np.zeros(len(hand))
+            good[list(analyze(hand, game.contract).outs)] = 1.0
+            assert stats[s, features2.LIVE] == stock @ good, (card, s)
+
+
+@pytest.mark.parametrize("opened", [False, True])
+@pytest.mark.parametrize("which", ["shipped", "random"])
+def test_each_v2_correction_has_exact_expectation_zero(opened: bool, which: str) -> None:
+    value = shipped_value() if which == "shipped" else random_mlp(1)
+    assert isinstance(value, MlpValue)
+    game = small_position(opened)
+    check_exact(value, game)
+
+
+def test_v2_vectorised_draw_values_are_the_values_of_the_states() -> None:
+    """Over real deals at 2, 3 and 4 players, with seats opened and not: the value of each
+    possible draw from one analysis equals the value of the state after that draw."""
+    value = random_mlp(3)
+    seen_opened = False
+    for seed, (n, k) in enumerate([(2, 1), (3, 5), (4, 2), (2, 3), (4, 1)]):
+        game = Game(GameConfig(num_players=n, deals=(k,)), seed=seed)
+        agents = [make_agent("heuristic", seed * 10 + s) for s in range(n)]
+        draws = moves = 0
+        while not game.deal_results and draws < 40 and moves < 600:
+            moves += 1
+            seat = game.current
+            move = agents[seat].act(game.view(seat), game.legal_moves())
+            if move.kind is MoveKind.DRAW_STOCK and draws % 3 == 0:
+                cards, counts, values = value.draw_values(game)
+                outs = outcomes(game)
+                assert [c for c, _, _ in outs] == list(cards)
+                for (_, _, after), v in zip(outs, values):
+                    np.testing.assert_allclose(v, value.evaluate(after), rtol=1e-9, atol=1e-9)
+                seen_opened |= any(game.opened)
+            draws += move.kind is MoveKind.DRAW_STOCK
+            game.apply(move)
+    assert seen_opened  # the opened branch was exercised too
+
+
+def test_v2_stats_read_the_stock_contents_not_its_order() -> None:
+    game = small_position(False)
+    _, _, after = outcomes(game)[0]
+    before = features2.state_stats(after)
+    after.stock.reverse()
+    np.testing.assert_array_equal(features2.state_stats(after), before)
+
+
+def test_v2_file_round_trip_and_refusals(tmp_path: Path) -> None:
+    value = random_mlp(4)
+    path = tmp_path / "v.json"
+    value.save(path)
+    back = load_value(path)
+    assert isinstance(back, MlpValue) and back.fingerprint == value.fingerprint
+    assert back.fingerprint.startswith("v2-") and back.fingerprint != random_mlp(5).fingerprint
+    game = small_position(False)
+    np.testing.assert_array_equal(back.draw_values(game)[2], value.draw_values(game)[2])
+    d = json.loads(path.read_text())
+    d["models"]["p2-c1"]["b3"] += 1.0
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="fingerprint"):
+        load_value(path)
+    d["models"]["p2-c1"]["w1"] = d["models"]["p2-c1"]["w1"][:-1]
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="w1 of shape"):
+        load_value(path)
+    d["models"]["p2-c1"] = {"mu": [0.0]}
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="with a network"):
+        load_value(path)
+    d["features"] = "seat-stats-1"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="fitted on features"):
+        load_value(path)
+    path.write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(ValueFileError, match="not a carioca-luck-value file"):
+        load_value(path)
+
+
+def test_both_shipped_versions_load_and_are_found_by_fingerprint() -> None:
+    v1, v2 = (load_value(p) for p in SHIPPED_FILES)
+    assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue)
+    assert v1.fingerprint.startswith("v1-") and v2.fingerprint.startswith("v2-")
+    assert shipped_value().fingerprint == v2.fingerprint
+    assert value_by_fingerprint(v1.fingerprint).fingerprint == v1.fingerprint
+    assert value_by_fingerprint(v2.fingerprint) is shipped_value()
+    with pytest.raises(ValueFileError, match="no luck value function shipped"):
+        value_by_fingerprint("v2-000000000000")
+    # v2 was chosen on its own validation deals; its held-out fit is recorded per model
+    meta = v2.meta
+    assert meta["seed_namespace"] == "carioca-luck-fit" and "validation" in meta["split_rule"]
+    for key, fit in meta["heldout"].items():
+        assert set(MLP_PARAMS) == set(v2.models[key]) and fit["heldout_rows"] > 0 and fit["epoch"] >= 1
+
+
+def test_a_tournament_corrected_by_version_1_still_runs_and_resumes(tmp_path: Path) -> None:
+    """Results corrected by the first value function stay readable and resumable: its
+    fingerprint selects it, and the corrections are its own."""
+    v1 = load_value(SHIPPED_FILES[0])
+    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(1,), decks=2, seed=4,
+                           max_turns=300, luck=v1.fingerprint)
+    s1 = run_tournament(cfg, tmp_path / "v1", workers=1, progress=False, log=lambda m: None)
+    v2 = TournamentConfig(agents=cfg.agents, players=2, contracts=(1,), decks=2, seed=4, max_turns=300,
+                          luck=shipped_value().fingerprint)
+    s2 = run_tournament(v2, tmp_path / "v2", workers=1, progress=False, log=lambda m: None)
+    p1, p2 = s1.pairs[0], s2.pairs[0]
+    assert p1.mean_diff == p2.mean_diff and p1.corrected_diff != p2.corrected_diff
+    # a run killed after its first deal resumes with version 1 and ends as the whole run did
+    results = tmp_path / "v1" / RESULTS_FILE
+    whole = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    results.write_text("".join(whole[:2]), encoding="utf-8")
+    again = run_tournament(cfg, tmp_path / "v1", workers=1, progress=False, log=lambda m: None)
+    assert again.to_dict() == s1.to_dict()
+    assert sorted(results.read_text(encoding="utf-8").splitlines()) == sorted(x.rstrip("\n") for x in whole)
+
+
+def test_the_fitting_decks_are_never_a_tournaments() -> None:
+    """The fit deals its decks from its own seed namespace: none of its first decks is
+    a tournament deck of the seeds the project's evaluations use."""
+    fit_decks = set()
+    for players in (2, 4):
+        for contract in (1, 4, 7):
+            for deal in range(40):
+                deck, _ = fit_deck(fit_deal_rng(2, players, contract, deal), players)
+                fit_decks.add(tuple(deck))
+    for seed in (0, 1, 2, 2026, 2027, 2028):
+        for contract in (1, 4, 7):
+            cfg = TournamentConfig(agents=("a=greedy", "b=greedy"), players=2, contracts=(contract,), decks=20,
+                                   seed=seed)
+            for deck in range(20):
+                cards, _, _ = deal_deck(cfg, contract, deck)
+                assert tuple(cards) not in fit_decks
+    assert LUCK_FIT != TOURNAMENT
+
+
+def test_play_states_records_v2_statistics_after_each_stock_draw() -> None:
+    cfg = FitConfig(players=(2,), contracts=(3,), deals=1, agents=("heuristic", "greedy"), seed=9, max_turns=60)
+    rec = play_states(cfg, 2, 3, 0)
+    assert rec["stats"].shape[1:] == (2, len(features2.STATS)) and len(rec["stats"]) == len(rec["stock"]) > 0
+    assert np.all(rec["stock"] >= 0) and np.all(rec["stats"][:, :, features2.SIZE] > 0)
+    assert rec["penalty"].shape == (2,)
+
+
+def test_mlp_forward_matches_a_row_at_a_time() -> None:
+    params = random_mlp(6).models["p4-c3"]
+    x = np.random.default_rng(0).normal(size=(50, features2.num_inputs(4)))
+    whole = mlp_forward(params, x)
+    np.testing.assert_allclose(whole, [mlp_forward(params, row) for row in x], rtol=1e-12, atol=1e-12)
