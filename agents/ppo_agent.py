@@ -326,12 +326,10 @@ def masked_logits(model: Any, obs: np.ndarray) -> np.ndarray:
     """The policy's action logits on one observation (before masking)."""
     import torch
 
-    policy = model.policy
+    from agents.ppo_policy import action_logits
+
     with torch.no_grad():
-        t = torch.as_tensor(np.asarray(obs, dtype=np.float32)[None])
-        features = policy.extract_features(t, policy.pi_features_extractor)
-        latent = policy.mlp_extractor.forward_actor(features)
-        return policy.action_net(latent)[0].numpy()
+        return action_logits(model.policy, torch.as_tensor(np.asarray(obs, dtype=np.float32)[None]))[0].numpy()
 
 
 def masked_action(model: Any, obs: np.ndarray, mask: np.ndarray, deterministic: bool = True,

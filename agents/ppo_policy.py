@@ -102,6 +102,14 @@ def policy_latents(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> tupl
     return policy.mlp_extractor.forward_actor(features[0]), policy.mlp_extractor.forward_critic(features[1])
 
 
+def action_logits(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> torch.Tensor:
+    """The action logits (before masking) of a batch of observations: the actor's half of
+    :func:`policy_latents` through the action layer, without running the critic (what
+    choosing a move needs)."""
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
 class CariocaMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler,
     optionally the card head (``card_head``: :func:`card_head_spec`'s data) and the advice

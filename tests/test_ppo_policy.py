@@ -84,3 +84,35 @@ def test_distribution_equals_sb3_contribs_values_and_gradients(masked: bool) -> 
     assert torch.allclose(lp0, lp1, atol=1e-4) and torch.allclose(e0, e1, atol=1e-4)
     assert torch.equal(m0, m1)
     assert torch.allclose(g0, g1, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["contract3", "full-p4"])
+def test_play_logits_are_the_training_forward_pass_on_a_shipped_model(name: str) -> None:
+    # masked_logits (play) runs only the actor; it must give what policy_latents (training)
+    # and sb3's own distribution give, on the observations of real play
+    import numpy as np
+
+    from agents.ppo_agent import load_model, masked_logits, resolve_model_path
+    from agents.ppo_policy import policy_latents
+    from carioca_env import carioca_v0
+
+    model, card = load_model(resolve_model_path(name))
+    env = carioca_v0.env(num_players=card["num_players"], features=card["features"])
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    obs_rows = []
+    for _ in range(60):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        obs_rows.append(obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(obs_rows) == 60
+    for row in obs_rows:  # one observation at a time, as play computes it (a batch rounds differently)
+        one = torch.as_tensor(row.astype(np.float32)[None])
+        with torch.no_grad():
+            training = model.policy.action_net(policy_latents(model.policy, one)[0])[0].numpy()
+            sb3 = model.policy.get_distribution(one).log_probs[0].numpy()  # no mask: log-softmax of the logits
+        play = masked_logits(model, row)
+        assert np.array_equal(play, training)
+        assert np.array_equal(torch.log_softmax(torch.as_tensor(play), -1).numpy(), sb3)
