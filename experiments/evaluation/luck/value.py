@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ class ValueFunction:
     weights: dict[str, np.ndarray]
     meta: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """``v1-`` and 12 hex digits of a SHA-256 over the features' version and the weights."""
         body = json.dumps(
@@ -194,9 +195,10 @@ class MlpValue:
     models: dict[str, dict[str, np.ndarray]]
     meta: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        """``v2-`` and 12 hex digits of a SHA-256 over the features' version and the parameters."""
+        """``v2-`` and 12 hex digits of a SHA-256 over the features' version and the parameters
+        (computed once: every deal of a tournament looks its value function up by it)."""
         body = json.dumps(
             {"features": features2.FEATURE_VERSION,
              "models": {k: {p: np.asarray(v[p], dtype=np.float64).ravel().tolist() for p in MLP_PARAMS}
