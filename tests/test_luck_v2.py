@@ -211,3 +211,17 @@ def test_mlp_forward_matches_a_row_at_a_time() -> None:
     x = np.random.default_rng(0).normal(size=(50, features2.num_inputs(4)))
     whole = mlp_forward(params, x)
     np.testing.assert_allclose(whole, [mlp_forward(params, row) for row in x], rtol=1e-12, atol=1e-12)
+
+
+def test_ceiling_measures_the_deals_part_of_the_variance(capsys: pytest.CaptureFixture[str]) -> None:
+    """The same agent in both seats gives a paired difference of exactly 0 on every
+    shuffle (nothing to bound); two agents give a variance and a bound in [0, 1]."""
+    from experiments.evaluation.luck.measure import MeasureConfig, ceiling
+
+    same = ceiling(MeasureConfig("ceiling", ("heuristic", "heuristic"), contracts=(1,), decks=3, max_turns=200))
+    assert same[0]["variance"] == 0 and same[0]["deal_part"] == 0
+    rows = ceiling(MeasureConfig("ceiling", ("heuristic", "greedy"), contracts=(2,), decks=4, max_turns=200))
+    assert rows[0]["variance"] > 0 and 0.0 <= rows[0]["ratio"] <= 1.0
+    assert "| 2 | 4 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="2-player"):
+        ceiling(MeasureConfig("ceiling", ("heuristic", "greedy"), players=4, contracts=(1,), decks=2))

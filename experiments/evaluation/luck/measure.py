@@ -12,6 +12,14 @@ same decks, so the ratio is what the correction buys: a ratio ``r`` needs ``r**2
 the decks for the same width).  ``learned`` stands for the shipped learned model of each
 contract at that player count.
 
+``ceiling`` (2 players) bounds what any correction of the stock draws can do: it deals
+``--decks`` deals per contract (from the fit's seed namespace, never a tournament's), and
+plays the duplicate pair of each on two independent shuffles of its stock.  Each
+correction has mean 0 given the deal, so no correction can remove the part of the paired
+difference's variance that the deal alone decides, which the covariance of the two
+shuffles' differences estimates; ``sqrt(that part / the variance)`` is the smallest
+reachable ratio of half-widths.
+
 ``overhead`` plays the same tasks with and without the correction, each way twice in
 alternating order and each time in a fresh process, and reports the ratio of their CPU
 times (``time.process_time``: other processes on a shared machine do not count).
@@ -36,7 +44,7 @@ class MeasureConfig:
     """What to measure.
 
     Attributes:
-        what: ``widths`` or ``overhead``.
+        what: ``widths``, ``overhead`` or ``ceiling``.
         agents: the two agents (``learned``: the shipped model of the contract).
         players: seats per table.
         contracts: contracts played.
@@ -100,6 +108,74 @@ def widths(cfg: MeasureConfig) -> list[dict[str, float | int | str]]:
     return rows
 
 
+def _duplicate_pair(deck: list[int], dealer: int, contract: int, agents: tuple[str, str], seeds: list[int],
+                    max_turns: int) -> float:
+    """x's minus y's penalty per deal over the two seatings of one 2-player deck."""
+    from agents.registry import make_agent
+    from carioca_env import Game, GameConfig
+    from carioca_env.cards import hand_penalty
+    from carioca_env.moves import MoveKind
+
+    diff = 0.0
+    for seating in ((0, 1), (1, 0)):
+        game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(contract,)), seeds[0])
+        players = [make_agent(agents[a], sd) for a, sd in zip(seating, seeds)]
+        for agent, sd in zip(players, seeds):
+            agent.reset(sd)
+        turns = 0
+        while not game.deal_results or game.deal_results[-1].cancelled:
+            if turns >= max_turns:
+                break
+            move = players[game.current].act(game.view(game.current), game.legal_moves())
+            game.apply(move)
+            turns += move.kind is MoveKind.DISCARD
+        done = bool(game.deal_results) and not game.deal_results[-1].cancelled
+        pen = list(game.deal_results[-1].scores) if done else [hand_penalty(game.hands[s]) for s in range(2)]
+        x = seating.index(0)
+        diff += (pen[x] - pen[1 - x]) / 2.0
+    return diff
+
+
+def ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
+    """Per contract: the paired difference's variance over deals and stock shuffles, the
+    part the deal alone decides, and the smallest half-width ratio a draw correction can reach."""
+    import random
+
+    import numpy as np
+
+    from carioca_env import Game, GameConfig
+    from carioca_env.cards import full_deck
+    from carioca_env.decks import stack_deck
+    from experiments.common.seeds import LUCK_FIT, derive_seed
+
+    if cfg.players != 2:
+        raise SystemExit("ceiling plays 2-player duplicate pairs only")
+    rows = []
+    for k in cfg.contracts:
+        diffs = np.zeros((cfg.decks, 2))
+        for d in range(cfg.decks):
+            rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "ceiling", k, d))
+            deck = full_deck()
+            rng.shuffle(deck)
+            dealer = rng.randrange(2)
+            dealt = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(k,)), 0)
+            hands, upcard = [dealt.hand(s) for s in range(2)], dealt.discard[-1]
+            seeds = [derive_seed(LUCK_FIT, cfg.seed, "ceiling-agent", k, d, s) for s in range(2)]
+            for v in range(2):
+                stock = list(reversed(dealt.stock))  # in draw order
+                random.Random(derive_seed(LUCK_FIT, cfg.seed, "ceiling-stock", k, d, v)).shuffle(stock)
+                diffs[d, v] = _duplicate_pair(stack_deck(hands, upcard, stock, dealer=dealer), dealer, k,
+                                              _entries(cfg, k), seeds, cfg.max_turns)
+        var = float(diffs.var(axis=0, ddof=1).mean())
+        deal_part = float(np.cov(diffs[:, 0], diffs[:, 1])[0, 1])
+        row = {"contract": k, "decks": cfg.decks, "variance": var, "deal_part": deal_part,
+               "ratio": float(np.sqrt(max(deal_part, 0.0) / var)) if var > 0 else float("nan")}
+        rows.append(row)
+        share = deal_part / var if var > 0 else float("nan")
+        print(f"| {k} | {cfg.decks} | {var:.0f} | {deal_part:.0f} | {share:.2f} | {row['ratio']:.2f} |", flush=True)
+    return rows
+
+
 def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
     """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
     from experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
@@ -138,7 +214,7 @@ def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("widths", "overhead"))
+    p.add_argument("what", choices=("widths", "overhead", "ceiling"))
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
@@ -156,6 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cfg.what == "widths":
             print("| contract | decks | raw diff ± half | corrected diff ± half | ratio |\n|---|---|---|---|---|")
             widths(cfg)
+        elif cfg.what == "ceiling":
+            print("| contract | decks | variance | deal's part | share | smallest ratio |\n|---|---|---|---|---|---|")
+            ceiling(cfg)
         else:
             overhead(cfg)
     except KeyboardInterrupt:
