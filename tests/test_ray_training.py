@@ -67,7 +67,7 @@ def test_train_all_on_ray_trains_each_model_as_a_task_then_plays_on_ray(tmp_path
                               "--baselines", "random", "--no-progress", "--no-tensorboard", "--max-turns", "60",
                               "--backend", "ray", "--out", str(out)])
     logs: list[str] = []
-    assert train_all.run_experiment(args, log=logs.append) == out
+    assert train_all.run_experiment(train_all.TrainAllConfig.from_args(args), log=logs.append) == out
     assert any("2 training runs on Ray" in m for m in logs)
     assert any("contract2 done on Ray" in m for m in logs) and any("full done on Ray" in m for m in logs)
     for name in ("contract2", "full"):

@@ -47,7 +47,6 @@ model's evaluations against the heuristic over steps and over wall time).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -55,13 +54,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from experiments.common.argtypes import check_output_path
 from experiments.common.files import write_file
 from experiments.common.report import Report, pyplot
 from experiments.training.imitate.config import ImitateConfig
 from experiments.training.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
+
+if TYPE_CHECKING:
+    from experiments.training.train_all import TrainAllConfig
 
 #: The pipeline's defaults (chosen by the measurements in docs/results/2026-12-01-learned-set.md).
 PIPELINE: dict[str, Any] = {
@@ -162,7 +164,7 @@ def _imitate_entry(card: dict[str, Any]) -> dict[str, Any]:
             "uniform_accuracy": imitation.get("uniform_accuracy"), "features": card.get("features", "base")}
 
 
-def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
+def run_pipeline(args: TrainAllConfig, log: Any = None) -> Path:
     """Run (or resume) every model of the set; returns the output folder."""
     from experiments.training.imitate.pipeline import run_imitation
 
@@ -173,9 +175,9 @@ def run_pipeline(args: argparse.Namespace, log: Any = None) -> Path:
     record_file = out / "pipeline.json"
     record = json.loads(record_file.read_text()) if record_file.exists() else {"format": "carioca-learned-set",
                                                                                   "models": {}}
-    progress = not args.no_progress and sys.stderr.isatty()
-    models = [(players, target) for players in args.players_list
-              for target in targets(tuple(args.contracts), not args.no_full)]
+    progress = args.progress and sys.stderr.isatty()
+    models = [(players, target) for players in args.players
+              for target in targets(tuple(args.contracts), args.full)]
     # every imitation first (minutes each, and a model that plays), then every fine-tuning
     for players, target in models:
         key = f"p{players}/{target}"
@@ -228,7 +230,7 @@ def _learned(out: Path, players: int, k: int) -> list[tuple[str, Path]]:
     return found
 
 
-def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
+def final_tournament(args: TrainAllConfig, log: Any = None) -> list[Path]:
     """The final duplicate tournaments, on ``--decks`` fresh decks per contract (seed ``--tournament-seed``).
 
     2 players: per contract, the contract's models and the full-game models (imitation
@@ -243,7 +245,7 @@ def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(args.out)
     written = []
-    for players in args.players_list:
+    for players in args.players:
         for k in args.contracts:
             learned = _learned(out, players, k)
             if not learned:
@@ -256,10 +258,10 @@ def final_tournament(args: argparse.Namespace, log: Any = None) -> list[Path]:
                           for lab, m in learned for b in BASELINES]
             for name, agents in tables:
                 tc = TournamentConfig(agents=tuple(agents), players=players, contracts=(k,), decks=args.decks or 100,
-                                      seed=args.tournament_seed, max_turns=args.max_turns)
+                                      seed=args.final_seed, max_turns=args.max_turns)
                 d = out / f"p{players}" / "final" / name
                 say(f"[learned-set] tournament p{players} {name}: {', '.join(agents)}")
-                run_tournament(tc, d, workers=args.workers, progress=not args.no_progress, log=say)
+                run_tournament(tc, d, workers=args.workers, progress=args.progress, log=say)
                 written.append(d)
     return written
 
@@ -451,24 +453,24 @@ def parse_ship(spec: str) -> tuple[str, str, int, str]:
     return name, target, int(players), stage
 
 
-def check(args: argparse.Namespace) -> None:
+def check(args: TrainAllConfig) -> None:
     """Refuse bad pipeline options before anything runs: the numbers, the output folders,
     and every ``--ship`` (well formed, and a model this run makes or the folder holds)."""
-    bad = [p for p in args.players_list if p not in (2, 3, 4)]
-    if bad or not args.players_list:
-        raise TrainError(f"--players must be among 2, 3, 4, got {args.players_list!r}")
+    bad = [p for p in args.players if p not in (2, 3, 4)]
+    if bad or not args.players:
+        raise TrainError(f"--players must be among 2, 3, 4, got {list(args.players)!r}")
     if args.pipeline not in PIPELINES:
         raise TrainError(f"--pipeline must be one of {', '.join(PIPELINES)}, got {args.pipeline!r}")
     if any(k not in ALL_CONTRACTS for k in args.contracts):
-        raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
+        raise TrainError(f"--contracts must be among 1..7, got {list(args.contracts)!r}")
     out = Path(args.out)
-    made = {(p, t) for p in args.players_list for t in targets(tuple(args.contracts), not args.no_full)}
+    made = {(p, t) for p in args.players for t in targets(tuple(args.contracts), args.full)}
     for spec in args.ship:
         _, target, players, stage = parse_ship(spec)
         if (stage == "ppo" and args.pipeline != "imitate+ppo") or (players, target) not in made:
             if not (out / f"p{players}" / target / stage / "model.zip").is_file():
                 raise TrainError(f"--ship {spec!r}: this run does not make p{players}/{target}/{stage} (--pipeline "
-                                 f"{args.pipeline}, --players {' '.join(map(str, args.players_list))}, --contracts "
+                                 f"{args.pipeline}, --players {' '.join(map(str, args.players))}, --contracts "
                                  f"{' '.join(map(str, args.contracts))}) and {out} holds no such model")
     check_writable(out)
     if args.export is not None:

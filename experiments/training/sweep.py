@@ -40,7 +40,7 @@ import math
 import os
 import re
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -297,8 +297,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", type=Path, metavar="DIR", help="only print the table of DIR's sweep.csv")
 
 
-def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, list[dict[str, Any]], list[int]]:
-    """``(base config, grid points, seeds)`` of the command line.
+@dataclass(frozen=True)
+class SweepConfig:
+    """One ``carioca sweep``: the base training run, the grid points, the seeds and where it runs.
+
+    Built (and checked) by :func:`config_from_args`; :func:`run_sweep` runs it.
+    """
+
+    base: TrainConfig
+    points: tuple[dict[str, Any], ...]
+    seeds: tuple[int, ...]
+    out: Path
+    cpus_per_trial: float = 1.0
+    address: str | None = None
+
+
+def config_from_args(args: argparse.Namespace) -> SweepConfig:
+    """The sweep of the command line, every option checked before anything runs.
 
     Raises:
         SweepError, TrainError: bad options (checked before anything runs).
@@ -324,7 +339,8 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, list[dict[s
         check_writable(Path(args.out))
     except TrainError as exc:
         raise SweepError(str(exc)) from None
-    return base, points, seeds
+    return SweepConfig(base=base, points=tuple(points), seeds=tuple(seeds), out=Path(args.out),
+                       cpus_per_trial=args.cpus_per_trial, address=args.address)
 
 
 #: what the command says after Ctrl-C (experiments.cli prints it)
@@ -338,11 +354,12 @@ def run(args: argparse.Namespace) -> int:
         opp = json.loads((args.report / "sweep.json").read_text())["base"]["eval_opponents"][0]
         print(sweep_table(rows, opp))
         return 0
-    base, points, seeds = config_from_args(args)
-    rows = run_sweep(base, points, seeds, args.out, cpus_per_trial=args.cpus_per_trial, address=args.address)
-    print(sweep_table(rows, base.eval_opponents[0]))
+    config = config_from_args(args)
+    rows = run_sweep(config.base, list(config.points), list(config.seeds), config.out,
+                     cpus_per_trial=config.cpus_per_trial, address=config.address)
+    print(sweep_table(rows, config.base.eval_opponents[0]))
     failed = [r for r in rows if r["status"] != "ok"]
     for r in failed:
         print(f"trial {r['point']} seed {r['seed']} failed: {r.get('error')}", file=sys.stderr)
-    print(f"\ntrials in {Path(args.out)}/trials; table in {Path(args.out)}/sweep.md, every trial in sweep.csv")
+    print(f"\ntrials in {config.out}/trials; table in {config.out}/sweep.md, every trial in sweep.csv")
     return 1 if failed else 0

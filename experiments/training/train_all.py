@@ -35,6 +35,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -80,40 +81,116 @@ def _trained_steps(model_dir: Path) -> int:
         return -1
 
 
-def check_arguments(args: argparse.Namespace) -> None:
-    """Refuse bad numbers before anything is trained or written.
+@dataclass(frozen=True)
+class TrainAllConfig:
+    """One ``carioca train-all`` run: every option, as :func:`add_arguments` parses them.
 
-    Raises:
-        TrainError: naming the option, what it got and what is allowed.
+    :meth:`from_args` builds it from the parsed options and :meth:`check` refuses bad
+    numbers, player counts and contracts before anything is trained or written (the
+    agent specs, the training configs and the folder are checked by the stage that uses
+    them, also before anything is written).  ``tournament_seed`` ``None`` is the default
+    of each branch (0; 2026 with ``pipeline``, decks never used in training).
     """
-    def count(name: str, value: Any, low: int) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise TrainError(f"--{name} must be an integer >= {low}, got {value!r}")
 
-    count("steps", args.steps, 1)
-    count("full-steps", args.full_steps, 1)
-    count("decks", args.decks, 1)
-    count("eval-every", args.eval_every, 0)
-    count("seed", args.seed, 0)
-    count("tournament-seed", args.tournament_seed, 0)
-    count("max-turns", args.max_turns, 1)
-    count("n-envs", args.n_envs, 1)
-    count("workers", args.workers, 1)
-    if isinstance(args.players, list) and len(args.players) == 1:
-        args.players = args.players[0]  # as parsed: --players takes a list (several only with --pipeline)
-    if args.tournament_seed is None:
-        args.tournament_seed = 0  # the default without --pipeline (the pipeline's final one uses its own)
-    if args.players not in (2, 3, 4):
-        raise TrainError(f"--players must be 2, 3 or 4, got {args.players!r}")
-    bad = [k for k in args.contracts if k not in ALL_CONTRACTS]
-    if bad or not args.contracts:
-        raise TrainError(f"--contracts must be among 1..7, got {args.contracts!r}")
-    if not (isinstance(args.scale, (int, float)) and math.isfinite(args.scale) and args.scale > 0):
-        raise TrainError(f"--scale must be a number > 0, got {args.scale!r}")
+    out: Path = Path("results/rl-experiment")
+    players: tuple[int, ...] = (2,)
+    contracts: tuple[int, ...] = ALL_CONTRACTS
+    full: bool = True
+    steps: int | None = None
+    full_steps: int | None = None
+    decks: int | None = None
+    scale: float = 1.0
+    quick: bool = False
+    opponents: tuple[str, ...] = ("random", "greedy")
+    baselines: tuple[str, ...] = BASELINES
+    eval_every: int | None = None
+    seed: int = 0
+    tournament_seed: int | None = None
+    max_turns: int = MAX_TURNS
+    n_envs: int = DEFAULT_N_ENVS
+    workers: int = 2
+    backend: str = "local"
+    address: str | None = None
+    tensorboard: bool = True
+    progress: bool = True
+    pipeline: str | None = None
+    final_tournament: bool = False
+    eval_seed: int = 1
+    ship: tuple[str, ...] = ()
+    export: Path | None = None
+    #: the command line, recorded in ``experiment.json``
+    command: str = ""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> TrainAllConfig:
+        """The config of parsed options (:meth:`check` it before use)."""
+        players = tuple(args.players) if isinstance(args.players, (list, tuple)) else (args.players,)
+        shown = argparse.Namespace(**vars(args))  # the command line as the options were normalised
+        if len(players) == 1:
+            shown.players = players[0]
+        if shown.tournament_seed is None and args.pipeline is None:
+            shown.tournament_seed = 0
+        return cls(
+            out=Path(args.out), players=players, contracts=tuple(args.contracts), full=not args.no_full,
+            steps=args.steps, full_steps=args.full_steps, decks=args.decks, scale=args.scale, quick=bool(args.quick),
+            opponents=tuple(args.opponents), baselines=tuple(args.baselines), eval_every=args.eval_every,
+            seed=args.seed, tournament_seed=args.tournament_seed, max_turns=args.max_turns, n_envs=args.n_envs,
+            workers=args.workers, backend=getattr(args, "backend", "local"), address=getattr(args, "address", None),
+            tensorboard=not args.no_tensorboard, progress=not args.no_progress, pipeline=args.pipeline,
+            final_tournament=bool(args.final_tournament), eval_seed=args.eval_seed, ship=tuple(args.ship),
+            export=args.export, command=command_line(shown, "train-all"))
+
+    @property
+    def final_seed(self) -> int:
+        """The seed of the tournaments: ``tournament_seed``, else 0 (2026 with ``pipeline``)."""
+        if self.tournament_seed is not None:
+            return self.tournament_seed
+        return 2026 if self.pipeline is not None else 0
+
+    def check(self) -> None:
+        """Refuse bad numbers, player counts and contracts before anything runs.
+
+        Raises:
+            TrainError: naming the option, what it got and what is allowed.
+        """
+        if self.pipeline is not None:
+            for name, low in (("seed", 0), ("eval_seed", 0), ("workers", 1), ("max_turns", 1)):
+                v = getattr(self, name)
+                if v < low:
+                    raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
+            if self.decks is not None and self.decks < 1:
+                raise TrainError(f"--decks must be an integer >= 1, got {self.decks}")
+            from experiments.training import learned_set
+
+            learned_set.check(self)  # every --ship and the folders too, before the first model is trained
+            return
+        if len(self.players) != 1:
+            raise TrainError(f"--players takes one count without --pipeline, got {list(self.players)!r}")
+
+        def count(name: str, value: Any, low: int) -> None:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+                raise TrainError(f"--{name} must be an integer >= {low}, got {value!r}")
+
+        count("steps", self.steps, 1)
+        count("full-steps", self.full_steps, 1)
+        count("decks", self.decks, 1)
+        count("eval-every", self.eval_every, 0)
+        count("seed", self.seed, 0)
+        count("tournament-seed", self.tournament_seed, 0)
+        count("max-turns", self.max_turns, 1)
+        count("n-envs", self.n_envs, 1)
+        count("workers", self.workers, 1)
+        if self.players[0] not in (2, 3, 4):
+            raise TrainError(f"--players must be 2, 3 or 4, got {self.players[0]!r}")
+        bad = [k for k in self.contracts if k not in ALL_CONTRACTS]
+        if bad or not self.contracts:
+            raise TrainError(f"--contracts must be among 1..7, got {list(self.contracts)!r}")
+        if not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale) and self.scale > 0):
+            raise TrainError(f"--scale must be a number > 0, got {self.scale!r}")
 
 
-def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
-    """Run (or resume) the whole experiment into ``args.out``; returns the folder.
+def run_experiment(config: TrainAllConfig, log: Any = None) -> Path:
+    """Run (or resume) the whole experiment into ``config.out``; returns the folder.
 
     Every option, agent spec and the folder are checked before anything is written.
     """
@@ -121,7 +198,9 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
-    check_arguments(args)
+    config.check()
+    args = config
+    players = config.players[0]
     size = dict(QUICK if args.quick else DEFAULTS)
     steps = int((args.steps or size["steps"]) * args.scale)
     full_steps = int((args.full_steps or size["full_steps"]) * args.scale)
@@ -129,14 +208,14 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     eval_every = size["eval_every"] if args.eval_every is None else args.eval_every
     out = Path(args.out)
     contracts = tuple(args.contracts)
-    dirs = model_dirs(out, contracts, not args.no_full)
+    dirs = model_dirs(out, contracts, args.full)
     # everything is checked before anything is written: the training runs (their
     # configs), the tournaments' agents, the folder
     jobs = _training_jobs(args, dirs, size, steps, full_steps, eval_every)
     check_agents(jobs[0][1])  # every run has the same opponents and evaluation agents
-    check_agent_specs("--baselines", args.baselines, args.players, TrainError)
-    tournaments = {k: TournamentConfig(agents=tuple(_tournament_agents(dirs, k, args.baselines)), players=args.players,
-                                       contracts=(k,), decks=decks, seed=args.tournament_seed, max_turns=args.max_turns)
+    check_agent_specs("--baselines", args.baselines, players, TrainError)
+    tournaments = {k: TournamentConfig(agents=tuple(_tournament_agents(dirs, k, args.baselines)), players=players,
+                                       contracts=(k,), decks=decks, seed=config.final_seed, max_turns=args.max_turns)
                    for k in contracts}
     check_writable(out)
     try:
@@ -144,11 +223,11 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     except OSError as exc:
         raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
     write_file(out / "experiment.json", (json.dumps({
-        "format": "carioca-rl-experiment", "players": args.players, "contracts": list(contracts),
-        "full": not args.no_full, "steps": steps, "full_steps": full_steps, "decks": decks,
+        "format": "carioca-rl-experiment", "players": players, "contracts": list(contracts),
+        "full": args.full, "steps": steps, "full_steps": full_steps, "decks": decks,
         "opponents": list(args.opponents), "baselines": list(args.baselines), "seed": args.seed,
         "n_envs": args.n_envs, "quick": bool(args.quick), "scale": args.scale,
-        "command": command_line(args, "train-all"),
+        "command": config.command,
     }, indent=1) + "\n").encode())
 
     # 1. training
@@ -156,7 +235,7 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
     for name, d in dirs.items():
         if name not in {j[0] for j in jobs}:
             say(f"[train-all] {name}: already trained ({_trained_steps(d)} steps)")
-    if getattr(args, "backend", "local") == "ray":  # each run a Ray task (experiments/training/ray_train.py)
+    if args.backend == "ray":  # each run a Ray task (experiments/training/ray_train.py)
         from experiments.training.ray_train import train_on_ray
 
         train_on_ray(jobs, address=args.address, log=say)
@@ -164,22 +243,21 @@ def run_experiment(args: argparse.Namespace, log: Any = None) -> Path:
         for name, cfg, d in jobs:
             say(f"[train-all] training {name}: {cfg.steps} steps -> {d}")
             t = time.monotonic()
-            train(cfg, d, progress=not args.no_progress, log=say)
+            train(cfg, d, progress=args.progress, log=say)
             say(f"[train-all] {name} done in {(time.monotonic() - t) / 60:.1f} min")
 
     # 2. tournaments
     for k, tc in tournaments.items():
         say(f"[train-all] tournament on contract {k}: {', '.join(tc.agents)}")
         run_tournament(tc, out / "tournaments" / f"contract{k}", workers=args.workers,
-                       progress=not args.no_progress, log=say, backend=getattr(args, "backend", "local"),
-                       address=getattr(args, "address", None))
+                       progress=args.progress, log=say, backend=args.backend, address=args.address)
 
     # 3. tables and plots
     report(out, log=say)
     return out
 
 
-def _tournament_agents(dirs: dict[str, Path], k: int, baselines: list[str]) -> list[str]:
+def _tournament_agents(dirs: dict[str, Path], k: int, baselines: tuple[str, ...]) -> list[str]:
     """The agents of contract ``k``'s tournament: its model, the full-game model, the baselines."""
     agents = [f"ppo=ppo:{dirs[f'contract{k}']}"]
     if "full" in dirs:
@@ -187,7 +265,7 @@ def _tournament_agents(dirs: dict[str, Path], k: int, baselines: list[str]) -> l
     return agents + list(baselines)
 
 
-def _training_jobs(args: argparse.Namespace, dirs: dict[str, Path], size: dict[str, Any], steps: int,
+def _training_jobs(args: TrainAllConfig, dirs: dict[str, Path], size: dict[str, Any], steps: int,
                    full_steps: int, eval_every: int) -> list[tuple[str, TrainConfig, Path]]:
     """``(name, config, folder)`` of every model's training run (checked as the configs are built)."""
     jobs = []
@@ -198,12 +276,13 @@ def _training_jobs(args: argparse.Namespace, dirs: dict[str, Path], size: dict[s
         if name == "full":  # evaluated on all seven contracts: about as many decks in all
             eval_decks = max(1, eval_decks // 3)
         settings = dict(size.get("settings", {}))
+        players = args.players[0]
         cfg = TrainConfig(
-            contract=contract, players=args.players, opponents=tuple(args.opponents), steps=target,
+            contract=contract, players=players, opponents=tuple(args.opponents), steps=target,
             seed=args.seed, n_envs=args.n_envs, settings=settings, eval_every=eval_every, eval_decks=eval_decks,
             eval_opponents=("random", "greedy"), eval_max_turns=args.max_turns,
-            checkpoint_every=max(4096, target // 5), tensorboard=not args.no_tensorboard,
-            command=(f"carioca train --contract {contract} --players {args.players} --opponents "
+            checkpoint_every=max(4096, target // 5), tensorboard=args.tensorboard,
+            command=(f"carioca train --contract {contract} --players {players} --opponents "
                      f"{' '.join(args.opponents)} --steps {target} --seed {args.seed} --n-envs {args.n_envs} "
                      + "".join(f"--set {k}={','.join(map(str, v)) if isinstance(v, list) else v} "
                                for k, v in settings.items())
@@ -429,43 +508,29 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {p}")
         print((args.report / "results.md").read_text())
         return 0
-    args = argparse.Namespace(**vars(args))  # a copy: the caller's options stay as parsed
-    args.players_list = list(args.players) if isinstance(args.players, (list, tuple)) else [args.players]
-    if args.pipeline is not None:
-        return _run_pipeline(args)
-    if len(args.players_list) != 1:
-        raise TrainError(f"--players takes one count without --pipeline, got {args.players_list!r}")
-    args.players = args.players_list[0]
-    if args.tournament_seed is None:
-        args.tournament_seed = 0
+    config = TrainAllConfig.from_args(args)
+    config.check()
+    if config.pipeline is not None:
+        return _run_pipeline(config)
     t = time.monotonic()
-    out = run_experiment(args)
+    out = run_experiment(config)
     print((out / "results.md").read_text())
     print(f"results in {out}/ (results.csv, pairs.csv, results.md, penalty.png, learning_curves.png); "
           f"{(time.monotonic() - t) / 60:.1f} min")
     return 0
 
 
-def _run_pipeline(args: argparse.Namespace) -> int:
+def _run_pipeline(config: TrainAllConfig) -> int:
     from experiments.training import learned_set
 
-    for name, low in (("seed", 0), ("eval_seed", 0), ("workers", 1), ("max_turns", 1)):
-        v = getattr(args, name)
-        if v < low:
-            raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
-    if args.decks is not None and args.decks < 1:
-        raise TrainError(f"--decks must be an integer >= 1, got {args.decks}")
-    learned_set.check(args)  # every --ship and the folders too, before the first model is trained
-    if args.tournament_seed is None:
-        args.tournament_seed = 2026
-    out = learned_set.run_pipeline(args)
-    for spec in args.ship:
+    out = learned_set.run_pipeline(config)
+    for spec in config.ship:
         print(f"shipped {learned_set.ship(out, spec)}")
-    if args.final_tournament:
-        learned_set.final_tournament(args)
+    if config.final_tournament:
+        learned_set.final_tournament(config)
         print(learned_set.report(out))
-    if args.export is not None:
+    if config.export is not None:
         learned_set.report(out)
-        print(f"exported {len(learned_set.export(out, args.export))} files to {args.export}/")
+        print(f"exported {len(learned_set.export(out, config.export))} files to {config.export}/")
     print(f"learned set in {out}/ (pipeline.json: commands, seeds and wall times)")
     return 0
