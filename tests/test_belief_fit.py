@@ -153,3 +153,5 @@ def test_measure_scores_every_belief(tmp_path: Path) -> None:
     assert result["differences"]["learned - uniform"]["mean"] == pytest.approx(0.0, abs=1e-9)
     assert b["uniform"]["pairs"] > 0 and (tmp_path / "m" / "cal.png").stat().st_size > 1000
     assert json.loads((tmp_path / "m" / "belief-measure.json").read_text())["beliefs"].keys() == b.keys()
+    table = (tmp_path / "m" / "belief-measure.md").read_text()
+    assert "| learned - uniform | +0.000 [" in table and "| JK |" in table

@@ -229,11 +229,52 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "belief-measure.json").write_text(json.dumps(result, indent=1) + "\n")
-    log(f"[belief-measure] wrote {out / 'belief-measure.json'} ({result['seconds']}s)")
+    (out / "belief-measure.md").write_text(report(result))
+    log(f"[belief-measure] wrote {out / 'belief-measure.json'} and .md ({result['seconds']}s)")
     if cfg.plot:
         reliability_plot(result, Path(cfg.plot), ["uniform", fixed, "learned"])
         log(f"[belief-measure] wrote {cfg.plot}")
     return result
+
+
+def report(result: dict[str, Any]) -> str:
+    """The measurement's tables in Markdown: log-loss per belief with its interval,
+    paired differences, per contract, and the per-copy log-loss by rank."""
+    fixed = f"rule eps={RULE_EPS_FIXED:g}"
+
+    def iv(d: dict[str, Any], digits: int = 3) -> str:
+        return f"{d['mean' if 'mean' in d else 'log_loss']:+.{digits}f} [{d['low']:+.{digits}f}, {d['high']:+.{digits}f}]"
+
+    lines = ["| belief | log-loss per hidden card [95% over deals] | per-copy log-loss | ECE | pairs |", "|---|---|---|---|---|"]
+    for n, b in result["beliefs"].items():
+        lines.append(f"| {n} | {b['log_loss']:.3f} [{b['low']:.3f}, {b['high']:.3f}] | {b['copy_log_loss']:.4f} | "
+                     f"{b['ece']:.4f} | {b['pairs']} |")
+    lines += ["", "| difference (negative: the first is better) | mean [95% paired, over deals] | deals |", "|---|---|---|"]
+    for k, d in result["differences"].items():
+        lines.append(f"| {k} | {iv(d)} | {d['deals']} |")
+    lines += ["", "| contract | uniform | rule (eps 0.05) | learned | learned - uniform | learned - rule |",
+              "|---|---|---|---|---|---|"]
+    for c, g in result["per_contract"].items():
+        b, d = g["beliefs"], g["differences"]
+        lines.append(f"| {c} | {b['uniform']['log_loss']:.3f} | {b[fixed]['log_loss']:.3f} | {b['learned']['log_loss']:.3f} | "
+                     f"{iv(d['learned - uniform'])} | {iv(d['learned - ' + fixed])} |")
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"]
+    lines += ["", "| rank | " + " | ".join(["uniform", "rule (eps 0.05)", "learned"]) + " |", "|---|---|---|---|"]
+    for r in ranks:
+        cells = []
+        for n in ("uniform", fixed, "learned"):
+            per = result["beliefs"][n]["type_copy_log_loss"]
+            vals = [v for k, v in per.items() if (k == "JK" if r == "JK" else k[:-1] == r)]
+            cells.append(f"{np.mean(vals):.4f}" if vals else "n/a")
+        lines.append(f"| {r} | " + " | ".join(cells) + " |")
+    uni, lea = result["beliefs"]["uniform"]["type_copy_log_loss"], result["beliefs"]["learned"]["type_copy_log_loss"]
+    lines += ["", "| learned - uniform, per-copy log-loss x1000 | S | H | D | C |", "|---|---|---|---|---|"]
+    for r in ranks[:-1]:
+        cells = [f"{1000 * (lea[r + x] - uni[r + x]):+.1f}" if r + x in uni else "n/a" for x in "SHDC"]
+        lines.append(f"| {r} | " + " | ".join(cells) + " |")
+    if "JK" in uni:
+        lines.append(f"| JK | {1000 * (lea['JK'] - uni['JK']):+.1f} | | | |")
+    return "\n".join(lines) + "\n"
 
 
 def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str]) -> None:
