@@ -127,6 +127,7 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("fit", ["--name", "mine"], "belief-vN"),
     ("fit", ["--record-prob", "2"], "--record-prob"),
     ("fit", ["--agents", "nosuch"], "unknown agent"),
+    ("fit", ["--fit-only", "--contracts", "3"], "no records of contracts [3]"),
     ("measure", ["--model", "/nonexistent/m.json"], "--model"),
     ("measure", ["--record-prob", "0"], "--record-prob"),
 ])

@@ -163,29 +163,45 @@ def newton(x: np.ndarray, pool: np.ndarray, hidden: np.ndarray, l2: float, steps
     return theta, loss
 
 
-def load_examples(out: Path, players: Sequence[int], contract: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The recorded ``(x, pool, hidden)`` of one contract over ``players``."""
-    xs, pools, hids = [], [], []
+def load_examples(out: Path, players: Sequence[int], contract: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """The recorded ``(x, pool, hidden)`` of one contract over those of ``players`` whose
+    records exist, and the examples per player count used.
+
+    Raises:
+        FileNotFoundError: no records of the contract for any of ``players``.
+    """
+    xs, pools, hids, used = [], [], [], {}
     for p in players:
-        with np.load(out / f"examples-p{p}-c{contract}.npz") as data:
+        path = out / f"examples-p{p}-c{contract}.npz"
+        if not path.exists():
+            continue
+        with np.load(path) as data:
             xs.append(data["x"].astype(np.float64))
             pools.append(data["pool"].astype(np.float64))
             hids.append(data["hidden"].astype(np.float64))
-    return np.concatenate(xs), np.concatenate(pools), np.concatenate(hids)
+        used[f"p{p}"] = len(xs[-1])
+    if not xs:
+        raise FileNotFoundError(f"no records of contract {contract} in {out} (examples-p*-c{contract}.npz)")
+    return np.concatenate(xs), np.concatenate(pools), np.concatenate(hids), used
 
 
 def fit(cfg: FitConfig, cost: dict[str, float] | None = None, log: Callable[[str], None] = print) -> BeliefModel:
-    """Fit one weight vector per contract on the records; write ``OUT/NAME.json``."""
+    """Fit one weight vector per contract on the records of the player counts recorded
+    (the model's meta says which, with their examples); write ``OUT/NAME.json``.
+
+    Raises:
+        FileNotFoundError: a contract without any records.
+    """
     out = Path(cfg.out)
     weights: dict[int, np.ndarray] = {}
     train: dict[str, Any] = {}
     t0 = time.time()
     for contract in cfg.contracts:
-        x, pool, hidden = load_examples(out, cfg.players, contract)
+        x, pool, hidden, used = load_examples(out, cfg.players, contract)
         theta, loss = newton(x, pool, hidden, cfg.l2)
         weights[contract] = theta
-        train[str(contract)] = {"examples": int(len(x)), "train_log_loss": round(loss, 5)}
-        log(f"[belief-fit] contract {contract}: {len(x)} examples, train log-loss {loss:.4f}")
+        train[str(contract)] = {"examples": int(len(x)), "by_players": used, "train_log_loss": round(loss, 5)}
+        log(f"[belief-fit] contract {contract}: {len(x)} examples {used}, train log-loss {loss:.4f}")
     meta = {
         "fit": {k: v for k, v in asdict(cfg).items() if k not in ("out", "fit_only")},
         "seed_namespace": SEED_NAMESPACE, "feature_version": FEATURE_VERSION, "num_features": NUM_FEATURES,
@@ -241,6 +257,13 @@ def run(cfg: FitConfig) -> BeliefModel:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.training.belief.fit``."""
     cfg = config_from_args(argv)
+    if cfg.fit_only:  # refused before anything is written: every contract needs records
+        missing = [c for c in cfg.contracts
+                   if not any((Path(cfg.out) / f"examples-p{p}-c{c}.npz").exists() for p in cfg.players)]
+        if missing:
+            print(f"python -m experiments.belief.fit: error: --fit-only: no records of contracts {missing} in "
+                  f"{cfg.out}", file=sys.stderr)
+            return 2
     try:
         run(cfg)
     except KeyboardInterrupt:
