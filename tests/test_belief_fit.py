@@ -130,6 +130,7 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("fit", ["--fit-only", "--contracts", "3"], "no records of contracts [3]"),
     ("measure", ["--model", "/nonexistent/m.json"], "--model"),
     ("measure", ["--record-prob", "0"], "--record-prob"),
+    ("measure", ["--merge", "/nonexistent/part.json"], "--merge"),
 ])
 def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", f"experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],
@@ -156,3 +157,24 @@ def test_measure_scores_every_belief(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "m" / "belief-measure.json").read_text())["beliefs"].keys() == b.keys()
     table = (tmp_path / "m" / "belief-measure.md").read_text()
     assert "| learned - uniform | +0.000 [" in table and "| JK |" in table
+
+
+def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
+    from agents.belief.features import NUM_FEATURES
+    from agents.belief.model import BeliefModel
+    from experiments.belief.measure import MeasureConfig, merge, run
+
+    rng = np.random.default_rng(5)
+    model = BeliefModel("belief-v0", {c: rng.normal(0, 0.3, NUM_FEATURES) for c in (1, 2)})
+    path = str(model.save(tmp_path / "m.json"))
+    base = dict(deals=10, agents=("heuristic", "greedy"), model=path, rule_samples=2)
+    log = lambda m: None  # noqa: E731
+    whole = run(MeasureConfig(contracts=(1, 2), out=str(tmp_path / "w"), **base), log=log)
+    a = run(MeasureConfig(contracts=(1,), out=str(tmp_path / "a"), **base), log=log)
+    b = run(MeasureConfig(contracts=(2,), out=str(tmp_path / "b"), **base), log=log)
+    merged = merge([a, b], tmp_path / "m", log=log)
+    assert merged["beliefs"] == whole["beliefs"] and merged["differences"] == whole["differences"]
+    assert merged["per_contract"] == whole["per_contract"]
+    other = dict(a, model_fingerprint="something else")
+    with pytest.raises(ValueError, match="different learned models"):
+        merge([other, b], tmp_path / "x", log=log)

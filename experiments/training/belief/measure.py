@@ -81,6 +81,7 @@ class MeasureConfig:
         rule_samples: samples of the rule model's expectation.
         out: folder for ``belief-measure.json``.
         plot: the reliability diagram's PNG ('' for none).
+        merge: measurement files to merge instead of playing (see :func:`merge`).
     """
 
     players: tuple[int, ...] = (2,)
@@ -93,6 +94,7 @@ class MeasureConfig:
     rule_samples: int = 64
     out: str = "runs/belief-measure"
     plot: str = ""
+    merge: tuple[str, ...] = ()
 
 
 def card_log_loss(expected: np.ndarray, hidden: np.ndarray) -> float:
@@ -161,11 +163,78 @@ class Tally:
         }
 
 
+def _merge_into(dst: Tally, src: Tally) -> None:
+    for k, v in src.by_deal.items():
+        dst.by_deal[k].extend(v)
+    for name in ("type_loss", "type_copies", "bin_pred", "bin_obs", "bin_copies"):
+        setattr(dst, name, getattr(dst, name) + getattr(src, name))
+
+
+def tally_to_dict(t: Tally) -> dict[str, Any]:
+    """A tally as JSON values (to merge measurements run in parts)."""
+    return {"by_deal": [[*k, v] for k, v in t.by_deal.items()],
+            **{n: getattr(t, n).tolist() for n in ("type_loss", "type_copies", "bin_pred", "bin_obs", "bin_copies")}}
+
+
+def tally_from_dict(d: dict[str, Any]) -> Tally:
+    """The tally :func:`tally_to_dict` wrote."""
+    t = Tally()
+    for *k, v in d["by_deal"]:
+        t.by_deal[tuple(k)] = list(v)
+    for n in ("type_loss", "type_copies", "bin_pred", "bin_obs", "bin_copies"):
+        setattr(t, n, np.array(d[n], dtype=float))
+    return t
+
+
+def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[float]],
+              head: dict[str, Any]) -> dict[str, Any]:
+    """The result of per-contract tallies: every belief overall and per contract, the
+    paired differences, the time per call, and the raw tallies (for :func:`merge`)."""
+    names = list(next(iter(per_contract.values())))
+    tallies = {n: Tally() for n in names}
+    for group in per_contract.values():
+        for n, t in group.items():
+            _merge_into(tallies[n], t)
+    fixed = f"rule eps={RULE_EPS_FIXED:g}"
+    best_rule = min((f"rule eps={e:g}" for e in RULE_EPS), key=lambda n: tallies[n].summary()["log_loss"])
+
+    def diffs(group: dict[str, Tally]) -> dict[str, Any]:
+        out = {}
+        for a, b in (("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")):
+            d = paired_difference(group[a].deal_means(), group[b].deal_means())
+            out[f"{a} - {b}"] = {"mean": d.mean, "low": d.low, "high": d.high, "deals": d.n}
+        return out
+
+    keep = ("log_loss", "low", "high", "pairs", "ece")
+    return {
+        **head,
+        "beliefs": {n: t.summary() for n, t in tallies.items()},
+        "differences": diffs(tallies),
+        "per_contract": {str(c): {"beliefs": {n: {k: v for k, v in t.summary().items() if k in keep}
+                                              for n, t in group.items()},
+                                  "differences": diffs(group)} for c, group in sorted(per_contract.items())},
+        "ms_per_call": {k: 1000 * float(np.mean(v)) for k, v in times.items()},
+        "best_rule": best_rule,
+        "raw": {"times": times, "tallies": {str(c): {n: tally_to_dict(t) for n, t in g.items()}
+                                            for c, g in per_contract.items()}},
+    }
+
+
+def _write(result: dict[str, Any], out: Path, plot: str, log: Any) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "belief-measure.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "belief-measure.md").write_text(report(result))
+    log(f"[belief-measure] wrote {out / 'belief-measure.json'} and .md")
+    if plot:
+        reliability_plot(result, Path(plot), ["uniform", f"rule eps={RULE_EPS_FIXED:g}", "learned"])
+        log(f"[belief-measure] wrote {plot}")
+
+
 def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
-    """Play the held-out deals, score every belief, write ``OUT/belief-measure.json``."""
+    """Play the held-out deals, score every belief, write ``OUT/belief-measure.json`` (and
+    ``.md``: :func:`report`)."""
     uniform, rule, learned = UniformBelief(), RuleBelief(samples=cfg.rule_samples), LearnedBelief.load(cfg.model)
     names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned"]
-    tallies = {n: Tally() for n in names}
     per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
     times: dict[str, list[float]] = defaultdict(list)
     cache = AgentCache()
@@ -195,7 +264,6 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
             for eps in RULE_EPS:
                 rows[f"rule eps={eps:g}"] = (1 - eps) * e_rule[s] + eps * e_uni[s]
             for n, e in rows.items():
-                tallies[n].add(key, e, pos.hidden[s], pool)
                 per_contract[view.deal][n].add(key, e, pos.hidden[s], pool)
 
     t0 = time.time()
@@ -205,35 +273,36 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
             collect(players, contract, deal_indices(cfg.deals, heldout=True), visit, seed=cfg.seed,
                     agents=cfg.agents, record_prob=cfg.record_prob, cache=cache)
             log(f"[belief-measure] p{players} c{contract}: {time.time() - t:.0f}s")
-    fixed = f"rule eps={RULE_EPS_FIXED:g}"
-    best_rule = min((f"rule eps={e:g}" for e in RULE_EPS), key=lambda n: tallies[n].summary()["log_loss"])
+    head = {"config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
+            "seconds": round(time.time() - t0, 1), "model_fingerprint": learned.model.fingerprint}
+    result = summarize(per_contract, times, head)
+    _write(result, Path(cfg.out), cfg.plot, log)
+    return result
 
-    def diffs(group: dict[str, Tally]) -> dict[str, Any]:
-        out = {}
-        for a, b in (("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")):
-            d = paired_difference(group[a].deal_means(), group[b].deal_means())
-            out[f"{a} - {b}"] = {"mean": d.mean, "low": d.low, "high": d.high, "deals": d.n}
-        return out
 
-    result = {
-        "config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
-        "seconds": round(time.time() - t0, 1),
-        "beliefs": {n: t.summary() for n, t in tallies.items()},
-        "differences": diffs(tallies),
-        "per_contract": {str(c): {"beliefs": {n: {k: v for k, v in t.summary().items() if k in ("log_loss", "low", "high", "pairs", "ece")}
-                                              for n, t in group.items()},
-                                  "differences": diffs(group)} for c, group in per_contract.items()},
-        "ms_per_call": {k: 1000 * float(np.mean(v)) for k, v in times.items()},
-        "best_rule": best_rule,
-    }
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "belief-measure.json").write_text(json.dumps(result, indent=1) + "\n")
-    (out / "belief-measure.md").write_text(report(result))
-    log(f"[belief-measure] wrote {out / 'belief-measure.json'} and .md ({result['seconds']}s)")
-    if cfg.plot:
-        reliability_plot(result, Path(cfg.plot), ["uniform", fixed, "learned"])
-        log(f"[belief-measure] wrote {cfg.plot}")
+def merge(parts: Sequence[dict[str, Any]], out: Path, plot: str = "", log: Any = print) -> dict[str, Any]:
+    """One result from measurements run in parts (say, contracts split over processes);
+    they must have scored the same learned model.
+
+    Raises:
+        ValueError: the parts scored different models.
+    """
+    prints = {p.get("model_fingerprint") for p in parts}
+    if len(prints) != 1:
+        raise ValueError(f"the parts scored different learned models: {sorted(map(str, prints))}")
+    per_contract: dict[int, dict[str, Tally]] = {}
+    times: dict[str, list[float]] = defaultdict(list)
+    for part in parts:
+        for c, group in part["raw"]["tallies"].items():
+            dst = per_contract.setdefault(int(c), {n: Tally() for n in group})
+            for n, d in group.items():
+                _merge_into(dst[n], tally_from_dict(d))
+        for k, v in part["raw"]["times"].items():
+            times[k].extend(v)
+    head = {"config": [p["config"] for p in parts], "heldout_rule": parts[0]["heldout_rule"],
+            "seconds": sum(p["seconds"] for p in parts), "model_fingerprint": prints.pop()}
+    result = summarize(per_contract, times, head)
+    _write(result, out, plot, log)
     return result
 
 
@@ -317,24 +386,43 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     p.add_argument("--rule-samples", type=int_at_least(1), default=64)
     p.add_argument("--out", default="runs/belief-measure")
     p.add_argument("--plot", default="", help="write the reliability diagram to this PNG")
+    p.add_argument("--merge", nargs="+", default=[], metavar="JSON",
+                   help="merge these belief-measure.json files (parts of one measurement) instead of playing")
     a = p.parse_args(argv)
     if not 0 < a.record_prob <= 1:
         p.error(f"argument --record-prob: expected a number in (0, 1], got {a.record_prob:g}")
-    from agents.belief.model import BeliefModelError, load_belief_model
+    if a.merge:
+        for path in a.merge:
+            try:
+                part = json.loads(Path(path).read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                p.error(f"argument --merge: cannot read {path[:80]!r} as JSON ({exc})")
+            if not isinstance(part, dict) or not isinstance(part.get("raw"), dict):
+                p.error(f"argument --merge: {path[:80]!r} is not a belief measurement (no raw tallies)")
+    else:
+        from agents.belief.model import BeliefModelError, load_belief_model
 
-    try:
-        load_belief_model(a.model)
-    except BeliefModelError as exc:
-        p.error(f"argument --model: {exc}")
+        try:
+            load_belief_model(a.model)
+        except BeliefModelError as exc:
+            p.error(f"argument --model: {exc}")
     return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
-                         a.model, a.rule_samples, a.out, a.plot)
+                         a.model, a.rule_samples, a.out, a.plot, tuple(a.merge))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.training.belief.measure``."""
     cfg = config_from_args(argv)
     try:
-        run(cfg)
+        if cfg.merge:
+            parts = [json.loads(Path(p).read_text()) for p in cfg.merge]
+            try:
+                merge(parts, Path(cfg.out), cfg.plot)
+            except ValueError as exc:
+                print(f"python -m experiments.belief.measure: error: --merge: {exc}", file=sys.stderr)
+                return 2
+        else:
+            run(cfg)
     except KeyboardInterrupt:
         return 130
     return 0
