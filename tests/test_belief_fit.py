@@ -175,6 +175,7 @@ def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
     merged = merge([a, b], tmp_path / "m", log=log)
     assert merged["beliefs"] == whole["beliefs"] and merged["differences"] == whole["differences"]
     assert merged["per_contract"] == whole["per_contract"]
-    other = dict(a, model_fingerprint="something else")
-    with pytest.raises(ValueError, match="different learned models"):
-        merge([other, b], tmp_path / "x", log=log)
+    assert merged["contract_weights"] == whole["contract_weights"]
+    other = dict(a, contract_weights={"1": "something else"})
+    with pytest.raises(ValueError, match="contract 1 with different learned weights"):
+        merge([other, a], tmp_path / "x", log=log)

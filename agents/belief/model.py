@@ -64,6 +64,11 @@ class BeliefModel:
         """A hash of the weights (the file stores it; loading checks it)."""
         return _fingerprint({str(k): list(map(float, v)) for k, v in self.weights.items()})
 
+    def contract_fingerprint(self, contract: int) -> str:
+        """A hash of the weights of one contract (two models that agree on it score its
+        positions the same)."""
+        return _fingerprint({str(contract): list(map(float, self.theta(contract)))})
+
     def theta(self, contract: int) -> np.ndarray:
         """The weights of ``contract``.
 

@@ -274,7 +274,8 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
                     agents=cfg.agents, record_prob=cfg.record_prob, cache=cache)
             log(f"[belief-measure] p{players} c{contract}: {time.time() - t:.0f}s")
     head = {"config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
-            "seconds": round(time.time() - t0, 1), "model_fingerprint": learned.model.fingerprint}
+            "seconds": round(time.time() - t0, 1), "model_fingerprint": learned.model.fingerprint,
+            "contract_weights": {str(c): learned.model.contract_fingerprint(c) for c in cfg.contracts}}
     result = summarize(per_contract, times, head)
     _write(result, Path(cfg.out), cfg.plot, log)
     return result
@@ -282,14 +283,16 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
 
 def merge(parts: Sequence[dict[str, Any]], out: Path, plot: str = "", log: Any = print) -> dict[str, Any]:
     """One result from measurements run in parts (say, contracts split over processes);
-    they must have scored the same learned model.
+    where two parts measured one contract they must have used the same weights for it.
 
     Raises:
-        ValueError: the parts scored different models.
+        ValueError: two parts scored one contract with different weights.
     """
-    prints = {p.get("model_fingerprint") for p in parts}
-    if len(prints) != 1:
-        raise ValueError(f"the parts scored different learned models: {sorted(map(str, prints))}")
+    weights: dict[str, str] = {}
+    for part in parts:
+        for c, fp in part.get("contract_weights", {}).items():
+            if weights.setdefault(c, fp) != fp:
+                raise ValueError(f"the parts scored contract {c} with different learned weights")
     per_contract: dict[int, dict[str, Tally]] = {}
     times: dict[str, list[float]] = defaultdict(list)
     for part in parts:
@@ -300,7 +303,7 @@ def merge(parts: Sequence[dict[str, Any]], out: Path, plot: str = "", log: Any =
         for k, v in part["raw"]["times"].items():
             times[k].extend(v)
     head = {"config": [p["config"] for p in parts], "heldout_rule": parts[0]["heldout_rule"],
-            "seconds": sum(p["seconds"] for p in parts), "model_fingerprint": prints.pop()}
+            "seconds": sum(p["seconds"] for p in parts), "contract_weights": weights}
     result = summarize(per_contract, times, head)
     _write(result, out, plot, log)
     return result
