@@ -378,3 +378,30 @@ def test_a_model_file_round_trips_and_its_fingerprint_is_checked(tmp_path) -> No
         load_belief_model(tmp_path / "missing.json")
     with pytest.raises(BeliefModelError, match="no shipped belief model named 'belief-v99'"):
         load_belief_model("belief-v99")
+
+
+def test_the_shipped_belief_loads_by_name_and_was_fitted_off_evaluation_decks() -> None:
+    from agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
+
+    model = load_belief_model(SHIPPED_BELIEF)
+    assert model.name == SHIPPED_BELIEF and set(model.weights) == set(range(1, 8))
+    assert model.meta["seed_namespace"] == "carioca-belief" and "held out" in model.meta["heldout_rule"]
+    assert (SHIPPED_DIR / f"{SHIPPED_BELIEF}.json").stat().st_size < 64 * 1024
+    belief = make_belief("learned")
+    assert isinstance(belief, LearnedBelief) and belief.model.fingerprint == model.fingerprint
+    assert make_belief(SHIPPED_BELIEF).model.fingerprint == model.fingerprint
+
+
+def test_search_plays_legally_with_the_learned_belief() -> None:
+    game = Game(GameConfig(2, (6,)), seed=8)
+    search = make_agent("search:sims=2,belief=learned", 8)
+    assert isinstance(search.belief, LearnedBelief)
+    other = HeuristicAgent(9)
+    for _ in range(60):
+        if game.game_over:
+            break
+        s = game.current
+        legal = game.legal_moves()
+        move = (search if s == 0 else other).act(game.view(s), legal)
+        assert move in legal
+        game.apply(move)
