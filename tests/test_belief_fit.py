@@ -162,7 +162,7 @@ def test_measure_scores_every_belief(tmp_path: Path) -> None:
 def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
     from agents.belief.features import NUM_FEATURES
     from agents.belief.model import BeliefModel
-    from experiments.belief.measure import MeasureConfig, merge, run
+    from experiments.training.belief.measure import MeasureConfig, merge, run
 
     rng = np.random.default_rng(5)
     model = BeliefModel("belief-v0", {c: rng.normal(0, 0.3, NUM_FEATURES) for c in (1, 2)})

@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing = [c for c in cfg.contracts
                    if not any((Path(cfg.out) / f"examples-p{p}-c{c}.npz").exists() for p in cfg.players)]
         if missing:
-            print(f"python -m experiments.belief.fit: error: --fit-only: no records of contracts {missing} in "
+            print(f"python -m experiments.training.belief.fit: error: --fit-only: no records of contracts {missing} in "
                   f"{cfg.out}", file=sys.stderr)
             return 2
     try:

@@ -422,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 merge(parts, Path(cfg.out), cfg.plot)
             except ValueError as exc:
-                print(f"python -m experiments.belief.measure: error: --merge: {exc}", file=sys.stderr)
+                print(f"python -m experiments.training.belief.measure: error: --merge: {exc}", file=sys.stderr)
                 return 2
         else:
             run(cfg)
