@@ -131,6 +131,8 @@ class ActionTable:
         self._discards = slice(d.start, d.stop)
         self._strings = tuple(self._to_string(d) for d in self._decoded)
         self._by_string = {s: a for a, s in enumerate(self._strings)}
+        #: per actor, every id's engine move (:meth:`to_move`), built on first use
+        self._moves: list[tuple[Move | Meld, ...] | None] = [None] * num_players
 
     # --- encoding
 
@@ -261,7 +263,22 @@ class ActionTable:
         return Action(kind)
 
     def to_move(self, action: int, actor: int) -> Move | Meld:
-        """The engine move of an action for seat ``actor``; an opening step gives its Meld."""
+        """The engine move of an action for seat ``actor``; an opening step gives its Meld.
+
+        Raises:
+            ValueError: the id is outside ``0..size-1``.
+        """
+        if not 0 <= action < self.size:
+            self.decode(action)  # raises, naming the range
+        seat = actor % self.num_players  # the seat decode_move's owners are relative to
+        moves = self._moves[seat]
+        if moves is None:
+            # moves are immutable values: every id's, built once per seat, then shared
+            moves = self._moves[seat] = tuple(self.decode_move(a, seat) for a in range(self.size))
+        return moves[action]
+
+    def decode_move(self, action: int, actor: int) -> Move | Meld:
+        """:meth:`to_move` built afresh from :meth:`decode` (what its table holds)."""
         d = self.decode(action)
         if d.kind is ActionKind.OPEN_MELD:
             return d.meld  # type: ignore[return-value]

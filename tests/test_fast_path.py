@@ -319,3 +319,19 @@ def test_env_encoder_and_mask_equal_their_references(seed: int, n: int, deals: l
         legal = [int(a) for a in np.flatnonzero(mask)]
         meld = [a for a in legal if table.decode(a).kind in melding]
         state.play_legal(rng.choice(meld) if meld and rng.random() < bias else rng.choice(legal))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_cached_action_moves_equal_the_decoded_ones(n: int) -> None:
+    """``ActionTable.to_move`` (a table of moves per seat, built once) gives, for every id
+    and seat, the move ``decode_move`` builds from the decoded id; ids outside the space
+    are refused as before."""
+    from carioca_env.actions import action_table
+
+    table = action_table(n)
+    for seat in range(n):
+        for a in range(table.size):
+            assert table.to_move(a, seat) == table.decode_move(a, seat), (a, seat)
+    for bad in (-1, table.size):
+        with pytest.raises(ValueError, match="outside the action space"):
+            table.to_move(bad, 0)
