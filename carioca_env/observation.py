@@ -360,7 +360,7 @@ class _SeatCache:
     """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes."""
 
     __slots__ = ("game", "out", "hand", "pile", "top", "discarded", "known", "table_version", "table_counts",
-                 "base", "pending", "opened", "sizes", "totals", "deal", "phase")
+                 "base", "pending", "opened", "sizes", "totals", "deal", "phase", "history", "seen")
 
     def __init__(self, game: Game, size: int) -> None:
         n = game.num_players
@@ -382,6 +382,9 @@ class _SeatCache:
         self.totals: list[int] | None = None
         self.deal: tuple[int, int, int] | None = None  # deal_index, deal_number, dealer
         self.phase = -1  # index of the phase one-hot set in out, if any
+        # the deal's public history and how many of its events out reflects
+        self.history: list | None = None
+        self.seen = 0
 
 
 #: pile changes beyond this many cards (a recycled stock, a new deal) are recounted
@@ -443,8 +446,8 @@ class GameEncoder:
         cache.table_version = game.table_version
 
     def _write_pile(self, pile: list[int], cache: _SeatCache) -> bool:
-        """Bring out's discard-pile counts (and ``cache.base``) to ``pile``; whether the
-        whole pile was recounted (``base`` then needs recomputing)."""
+        """Bring out's discard-pile counts (and ``cache.base`` and unseen) to ``pile``;
+        whether the whole pile was recounted (``base`` and unseen then need recomputing)."""
         old = cache.pile
         out, p = cache.out, self._pile.start
         # piles change at the top: find where the two part, a few cards down at most
@@ -453,13 +456,15 @@ class GameEncoder:
         while k > low and old[k - 1] != pile[k - 1]:
             k -= 1
         if len(old) - k + len(pile) - k <= _PILE_STEPS and old[:k] == pile[:k]:
-            base = cache.base
+            base, u = cache.base, self._unseen.start
             for c in old[k:]:
                 out[p + c] -= 1.0
                 base[c] += 1.0
+                out[u + c] += 1.0
             for c in pile[k:]:
                 out[p + c] += 1.0
                 base[c] -= 1.0
+                out[u + c] -= 1.0
             cache.pile = list(pile)
             return False
         out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
@@ -476,33 +481,34 @@ class GameEncoder:
         if cache.top >= 0:
             out[cache.top] = 0.0
             cache.top = -1
-        # unseen = deck - pile - table (cache.base) - hand: rewritten when any part moved
-        base_moved = recount = False
+        # unseen = deck - pile - table (cache.base) - hand: kept value by value as the
+        # pile and the hand move card by card, recomputed when anything was recounted
+        recount = False
         pile = game.discard
         if pile != cache.pile:
             recount = self._write_pile(pile, cache)
-            base_moved = True
         if pile:
             cache.top = self._top.start + pile[-1]
             out[cache.top] = 1.0
         if game.table_version != cache.table_version:
             self._write_melds(game, seat, cache)
-            recount = base_moved = True
+            recount = True
         if recount:
             cache.base = _DECK - out[self._pile] - cache.table_counts
+        self._follow_events(game, seat, cache, recount)
         hand = game.hands[seat]
-        if hand != cache.hand:
+        if hand != cache.hand:  # a change the events did not tell (a new deal, an opening)
             out[self._hand] = hand
             cache.hand = list(hand)
-            base_moved = True
-        if base_moved:
+            recount = True
+        if recount:
             np.subtract(cache.base, out[self._hand], out=out[self._unseen])
         d0 = off["discarded_by"]
         k0 = off["known_cards"] - NUM_CARD_TYPES  # opponents only: relative seat k >= 1
         order = self._orders[seat]
         for k, q in enumerate(order):
             d = game.discarded[q]
-            if d != cache.discarded[q]:
+            if d != cache.discarded[q]:  # what the events did not tell (a new deal)
                 out[d0 + k * NUM_CARD_TYPES:d0 + (k + 1) * NUM_CARD_TYPES] = d
                 cache.discarded[q] = list(d)
             if k:
@@ -531,6 +537,49 @@ class GameEncoder:
             view = game.view(seat)
             parts += [_extra_values(extra, view, pending) for extra in self._extras]
         return np.concatenate(parts)
+
+    def _follow_events(self, game: Game, seat: int, cache: _SeatCache, recount: bool) -> None:
+        """Apply the public events since the seat's last look to its hand and the
+        discarded-by pieces card by card, with ``cache.hand`` and ``cache.discarded`` (the
+        lists those pieces now show) moved alike; unseen too unless ``recount`` (then it
+        is recomputed).  The caller compares those lists with the game's and rewrites a
+        piece whole where they differ, so an event read wrongly costs time, never
+        correctness.  A seat's stock draw shows no card: the game's ``drawn_card`` is
+        the card of the latest draw."""
+        history = game.history
+        if cache.history is not history or cache.seen > len(history):  # a new deal: rewritten whole
+            cache.history, cache.seen = history, len(history)
+            return
+        events = history[cache.seen:]
+        cache.seen = len(history)
+        if not events:
+            return
+        out, hand = cache.out, cache.hand
+        h0, u0 = self._hand.start, self._unseen.start
+        d0, n = self._off["discarded_by"], self.num_players
+        for ev in events:
+            kind, card = ev.kind, ev.card
+            if kind == "DISCARD":
+                q = ev.seat
+                discarded = cache.discarded[q]
+                if discarded is not None:
+                    discarded[card] += 1
+                    out[d0 + ((q - seat) % n) * NUM_CARD_TYPES + card] += 1.0
+                delta = -1
+            elif kind == "LAY_OFF" or kind == "SWAP":
+                delta = -1
+            elif kind == "DRAW_DISCARD":
+                delta = 1
+            elif kind == "DRAW_STOCK":
+                card, delta = game.drawn_card, 1
+            else:  # an opening, a recycled stock: the hand check rewrites what changed
+                continue
+            if ev.seat != seat or hand is None or not 0 <= card < NUM_CARD_TYPES:
+                continue
+            hand[card] += delta
+            out[h0 + card] += delta
+            if not recount:
+                out[u0 + card] -= delta
 
     def _write_tail(self, game: Game, seat: int, pending: Sequence[Meld], cache: _SeatCache) -> None:
         """The pieces ``opened`` .. ``phase``: each list piece when its source list
