@@ -12,8 +12,7 @@ from carioca_env.openings import CONTRACTS
 #: Turns a deal may last before it is cut off (R17): the one default of every ``max_turns``
 #: here and in the layers above (the env, tournaments, training, tuning).  A cut deal is a
 #: truncation in the env (reported, never scored, as R17 says); where a result is needed
-#: (a tournament, a rollout, a training stage's evaluation) it is scored by the cards in
-#: hand and counted as cut.  Deals between the built-in agents end in far fewer turns;
+#: (a tournament, a rollout, the training stages) it is scored by the cards in hand.  Deals between the built-in agents end in far fewer turns;
 #: random play can go on for thousands.
 MAX_TURNS = 1000
 

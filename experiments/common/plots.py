@@ -58,7 +58,8 @@ def series_styles(n: int) -> list[tuple[Any, str]]:
         return [(f"C{i}", "o") for i in range(n)]
     import matplotlib
 
-    colours = matplotlib.colormaps["tab20"].colors
+    tab20 = matplotlib.colormaps["tab20"]
+    colours = [tab20(i) for i in range(20)]  # an int picks the i-th of its 20 colours exactly
     return [(colours[i % 20], MARKERS[(i + i // 20) % len(MARKERS)]) for i in range(n)]
 
 

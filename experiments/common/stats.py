@@ -29,9 +29,13 @@ import math
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from scipy import stats as _sps
+
+#: the key of a paired sample (a dealt deck, a deck and contract, ...)
+K = TypeVar("K", bound=Hashable)
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -228,9 +232,7 @@ def penalty_ci(values: Iterable[float], confidence: float = 0.95, *, seed: int =
     return bootstrap_mean_ci(xs, confidence, seed=seed)
 
 
-def paired_difference(
-    x: Mapping[Hashable, float], y: Mapping[Hashable, float], confidence: float = 0.95
-) -> MeanCI:
+def paired_difference(x: Mapping[K, float], y: Mapping[K, float], confidence: float = 0.95) -> MeanCI:
     """Mean of ``x[k] - y[k]`` over the keys both have, with its t interval.
 
     In a tournament the keys are dealt decks and the values each agent's mean penalty on

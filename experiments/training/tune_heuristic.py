@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from carioca_env import Game, GameConfig
 from carioca_env.cards import full_deck
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     doc = run_study(config.contracts, config.players, config.trials, config.decks, config.seed, config.max_turns,
                     start, progress)
     doc["command"] = " ".join(["carioca", "tune-heuristic", *sys.argv[2:]]) if len(sys.argv) > 1 else ""
-    out = Path(config.out)
+    out = cast(Path, config.out)  # __post_init__ set the default
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, json.dumps(doc, indent=1) + "\n")
     print(f"start value {doc['start']['value']:+.2f}, best {doc['best']['value']:+.2f} (trial {doc['best']['trial']})")

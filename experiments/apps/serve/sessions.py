@@ -170,7 +170,7 @@ class GameStore:
         Raises:
             RecordError: a corrupt session, or a bot that cannot be built here.
         """
-        meta = record.get("session")
+        meta: Any = record.get("session")  # a corrupt one raises below
         try:
             seat = meta["human_seat"]
             specs = {int(s): spec for s, spec in meta["bots"].items()}

@@ -81,20 +81,24 @@ def run_tournament(
     if backend == "local" and (not isinstance(workers, int) or workers < 1):
         raise TournamentError(f"--workers must be at least 1, got {workers!r}")
     # agents built in other processes (any executor but this process's) must be rebuildable there
-    parallel = not isinstance(executor, SerialExecutor) if executor is not None else backend != "local" or workers > 1
+    parallel = (not isinstance(executor, SerialExecutor) if executor is not None
+                else backend != "local" or (workers or 1) > 1)
     check_agents(config, in_workers=parallel)
     path = prepare_out_dir(out, create=False)  # a bad --out is refused before any worker starts
     tasks = make_tasks(config)
     own = executor is None
-    if own:
+    runs: Executor
+    if executor is not None:
+        runs = executor
+    else:
         # Made before anything is written, so that a cluster that cannot be reached leaves
         # no file behind. Nothing left to play (no Ray to start), one task, or one local
         # worker: no pool.
         left = len(tasks) - (0 if overwrite else _played(path))
         if left == 0 or backend == "local" and (workers == 1 or left <= 1):
-            executor = SerialExecutor()
+            runs = SerialExecutor()
         else:
-            executor = make_executor(backend, workers, address=address, retries=retries)
+            runs = make_executor(backend, workers, address=address, retries=retries)
     try:
         prepare_out_dir(out)
         with open_results(path, config, overwrite=overwrite, say=say) as (fh, existing):
@@ -104,7 +108,7 @@ def run_tournament(
                     f"{len(todo)} to play")
             try:
                 records = out / RECORDS_DIR if record_every > 0 else None
-                play_into(config, todo, ResultsWriter(fh, todo, records), executor, progress=progress,
+                play_into(config, todo, ResultsWriter(fh, todo, records), runs, progress=progress,
                           total=len(tasks), done=len(existing.records), record_every=record_every)
             except TournamentError as exc:
                 fh.flush()
@@ -116,7 +120,7 @@ def run_tournament(
                 raise TournamentError(message) from None
     finally:
         if own:
-            executor.close()
+            runs.close()
     summary = summarize(out)
     if write_summary:
         summary.write(out, log=say)
@@ -134,7 +138,8 @@ def _played(path: Path) -> int:
 
 
 def check_luck(config: TournamentConfig) -> None:
-    """Refuse a luck-corrected tournament this version cannot correct, before any deal.
+    """Refuse a luck-corrected tournament this version cannot correct, before any deal
+    (a tournament without the correction passes).
 
     Raises:
         TournamentError: the config names a value function that no version shipped with
@@ -142,6 +147,8 @@ def check_luck(config: TournamentConfig) -> None:
     """
     from experiments.evaluation.luck import ValueFileError, value_by_fingerprint
 
+    if config.luck is None:
+        return
     try:
         value = value_by_fingerprint(config.luck)
     except ValueFileError as exc:
@@ -169,8 +176,7 @@ def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
     from agents.plugins import worker_problem
     from agents.registry import make_agent
 
-    if config.luck is not None:
-        check_luck(config)
+    check_luck(config)
     for label, spec in zip(config.labels, config.specs):
         problem = worker_problem(spec) if in_workers else None
         if problem:

@@ -37,6 +37,7 @@ def make_tasks(config: TournamentConfig) -> list[Task]:
     tasks: list[Task] = []
     for contract in config.contracts:
         for deck in range(config.decks):
+            chosen: Sequence[int]
             if config.format == "duplicate":
                 chosen = range(len(sets))
             else:

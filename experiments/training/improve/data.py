@@ -35,12 +35,16 @@ from __future__ import annotations
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from experiments.common.progress import progress_bar
 from experiments.common.seeds import IMPROVE, derive_seed
 from experiments.training.imitate.dataset import DataFolder
 from experiments.training.improve.config import ImproveConfig
 from experiments.training.improve.labels import COLUMNS, AdvantageRows, label_game
+
+if TYPE_CHECKING:  # the agents are built in the worker processes
+    from agents.base import Agent
 
 #: The manifest's format name and version.
 ADVANTAGE_FORMAT = "carioca-advantage-data"
@@ -83,9 +87,9 @@ def label_shard(config: ImproveConfig, features: str, players: int, split: str, 
     from agents.registry import make_agent
 
     rows = AdvantageRows(top=config.top)
-    built: dict[tuple[str, int, str], object] = {}  # (role, seat, spec) -> agent, built once per shard
+    built: dict[tuple[str, int, str], Agent] = {}  # (role, seat, spec) -> agent, built once per shard
 
-    def agent(role: str, seat: int, spec: str) -> object:
+    def agent(role: str, seat: int, spec: str) -> Agent:
         key = (role, seat, spec)
         if key not in built:
             built[key] = make_agent(spec, 0)

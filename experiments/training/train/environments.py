@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 
+from carioca_env.wrappers import CariocaSingleAgentEnv
 from experiments.training.train.config import TrainConfig, _config_from_json, _config_to_json
 from experiments.training.train.files import _steps_of
 
@@ -20,11 +21,12 @@ class ScoreTruncation(gymnasium.Wrapper):
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The inner step; a truncation becomes a termination scored by the hand."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, step_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(step_reward)
         if truncated and not terminated:
             from carioca_env.cards import hand_penalty
 
-            base = self.env.unwrapped
+            base = self._learner_env()
             pen = hand_penalty(base.aec.game.hands[base.seat])
             reward -= pen * base.config.reward_scale
             info = {**info, "truncated_penalty": pen}
@@ -33,7 +35,10 @@ class ScoreTruncation(gymnasium.Wrapper):
 
     def action_masks(self) -> Any:
         """The learner's mask (for MaskablePPO)."""
-        return self.env.unwrapped.action_masks()
+        return self._learner_env().action_masks()
+
+    def _learner_env(self) -> CariocaSingleAgentEnv:
+        return cast(CariocaSingleAgentEnv, self.env.unwrapped)  # make_env wraps only that env
 
 
 class OpponentPool:
@@ -127,7 +132,7 @@ def make_vec_env(config: TrainConfig, snapshots: str | None = None) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     blob = json.dumps(_config_to_json(config))
-    fns = [EnvFactory(blob, r, snapshots) for r in range(config.n_envs)]
+    fns: list[Callable[[], gymnasium.Env]] = [EnvFactory(blob, r, snapshots) for r in range(config.n_envs)]
     use_subproc = config.vec == "subproc" or (config.vec == "auto" and config.n_envs > 1)
     venv = SubprocVecEnv(fns) if use_subproc else DummyVecEnv(fns)
     return VecMonitor(venv)

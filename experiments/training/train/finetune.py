@@ -130,7 +130,8 @@ class AnchoredMaskablePPO(MaskablePPO):
                         values - rollout_data.old_values, -clip_range_vf, clip_range_vf)
                 value_loss = F.mse_loss(rollout_data.returns, values_pred)
                 value_losses.append(value_loss.item())
-                entropy_loss = -th.mean(entropy)
+                # as sb3's PPO: a distribution without a closed-form entropy uses -log_prob
+                entropy_loss = -th.mean(-log_prob) if entropy is None else -th.mean(entropy)
                 entropy_losses.append(entropy_loss.item())
                 loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
                 if beta > 0.0:
