@@ -152,3 +152,19 @@ def assert_plays_legally(agent, players: int, contracts, moves: int) -> None:
             move = agent.act(game.view(game.current_player), legal)
             assert move in legal, (contract, str(move))
             game.apply(move)
+
+
+def heuristic_states(n: int, deal: int, seed: int, every: int = 7) -> list[Game]:
+    """Copies of a one-deal game of ``n`` heuristic players (opponents who keep what
+    helps), taken every ``every`` moves: positions for the determinization tests."""
+    from agents.heuristic import HeuristicAgent
+
+    game = Game(GameConfig(n, (deal,)), seed=seed)
+    agents = [HeuristicAgent(seed + i) for i in range(n)]
+    out = []
+    while not game.game_over:
+        if len(game.moves) % every == 1:
+            out.append(game.clone())
+        s = game.current
+        game.apply(agents[s].act(game.view(s), game.legal_moves()))
+    return out

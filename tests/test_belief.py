@@ -24,22 +24,11 @@ from carioca_env import Game, GameConfig, MoveKind
 from carioca_env.cards import NUM_CARD_TYPES, cards_of
 from carioca_env.determinize import hidden_slots, unseen_pool
 
-
-def _heuristic_states(n: int, deal: int, seed: int, every: int = 5) -> list[Game]:
-    """States of a heuristic deal, every ``every`` moves."""
-    game = Game(GameConfig(n, (deal,)), seed=seed)
-    agents = [HeuristicAgent(seed + i) for i in range(n)]
-    out = []
-    while not game.game_over:
-        if len(game.moves) % every == 1:
-            out.append(game.clone())
-        s = game.current
-        game.apply(agents[s].act(game.view(s), game.legal_moves()))
-    return out
+from random_play import heuristic_states
 
 
 def _states() -> list[Game]:
-    return [g for n, deal, seed in ((2, 4, 1), (3, 1, 2), (4, 6, 3), (2, 7, 4)) for g in _heuristic_states(n, deal, seed)][::2]
+    return [g for n, deal, seed in ((2, 4, 1), (3, 1, 2), (4, 6, 3), (2, 7, 4)) for g in heuristic_states(n, deal, seed, every=5)][::2]
 
 
 def _beliefs() -> list:
@@ -257,7 +246,7 @@ def test_learned_samples_follow_the_learned_marginals() -> None:
     """Chi-square, seeded: at 2 players (one opponent: the sampler's marginals are exact)
     the mean hidden counts of 3,000 determinizations against the belief's expected counts."""
     belief = _learned(3)
-    states = [g for g in _heuristic_states(2, 5, 21, every=9) if not g.opened[1]]
+    states = [g for g in heuristic_states(2, 5, 21, every=9) if not g.opened[1]]
     game = states[len(states) // 2]
     view = game.view(0)
     e = belief.expected_hidden(view)[1]

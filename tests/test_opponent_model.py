@@ -9,30 +9,18 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.heuristic import HeuristicAgent
 from agents.opponent_model import _replay, informed_determinization, informed_hidden, stock_draws
 from agents.search import SearchAgent
-from carioca_env import Game, GameConfig, InvalidPositionError
+from carioca_env import Game, InvalidPositionError
 from carioca_env.analysis import analyze
 from carioca_env.cards import cards_of
 from carioca_env.determinize import determinize_view, game_from_view, hidden_slots, unseen_pool
 
-
-def _heuristic_states(n: int, deal: int, seed: int, every: int = 7) -> list[Game]:
-    """States of a heuristic deal (opponents who keep what helps), every ``every`` moves."""
-    game = Game(GameConfig(n, (deal,)), seed=seed)
-    agents = [HeuristicAgent(seed + i) for i in range(n)]
-    out = []
-    while not game.game_over:
-        if len(game.moves) % every == 1:
-            out.append(game.clone())
-        s = game.current
-        game.apply(agents[s].act(game.view(s), game.legal_moves()))
-    return out
+from random_play import heuristic_states
 
 
 def _states() -> list[Game]:
-    return [g for n, deal, seed in ((2, 6, 1), (3, 1, 2), (4, 3, 3), (2, 7, 4)) for g in _heuristic_states(n, deal, seed)]
+    return [g for n, deal, seed in ((2, 6, 1), (3, 1, 2), (4, 3, 3), (2, 7, 4)) for g in heuristic_states(n, deal, seed)]
 
 
 def test_only_unseen_cards_move_and_the_seat_sees_its_own_view() -> None:
@@ -75,7 +63,7 @@ def test_it_reads_only_the_view() -> None:
 
 
 def test_it_is_seeded() -> None:
-    game = _heuristic_states(2, 6, 5)[-1]
+    game = heuristic_states(2, 6, 5)[-1]
     view = game.view(0)
     assert informed_hidden(view, random.Random(3)) == informed_hidden(view, random.Random(3))
     assert informed_hidden(view, random.Random(3)) != informed_hidden(view, random.Random(4))
@@ -84,7 +72,7 @@ def test_it_is_seeded() -> None:
 
 
 def test_stock_draws_count_the_public_stock_draws() -> None:
-    game = _heuristic_states(3, 2, 6)[-1]
+    game = heuristic_states(3, 2, 6)[-1]
     view = game.view(1)
     draws = stock_draws(view)
     takes = [sum(e.kind == "DRAW_DISCARD" and e.seat == s for e in view.history) for s in range(3)]
@@ -94,7 +82,7 @@ def test_stock_draws_count_the_public_stock_draws() -> None:
 
 def test_replay_only_improves_and_gives_back_hidden_cards() -> None:
     rng = random.Random(0)
-    for k, game in enumerate(_heuristic_states(2, 6, 7, every=5)):
+    for k, game in enumerate(heuristic_states(2, 6, 7, every=5)):
         view = game.view(0)
         if view.opened[1] or not hidden_slots(view)[1]:
             continue
@@ -120,8 +108,8 @@ def test_replay_only_improves_and_gives_back_hidden_cards() -> None:
 def test_its_opponents_are_further_along_than_uniform_ones() -> None:
     """Late in a heuristic deal an unopened opponent's hand is close to its contract; the
     model's hands are closer than the uniform determinization's (and 0 draws is uniform)."""
-    late = [g for g in _heuristic_states(2, 7, 8, every=3) if g.turn >= 14 and not g.opened[1 - g.current]]
-    late += [g for g in _heuristic_states(2, 6, 9, every=3) if g.turn >= 14 and not g.opened[1 - g.current]]
+    late = [g for g in heuristic_states(2, 7, 8, every=3) if g.turn >= 14 and not g.opened[1 - g.current]]
+    late += [g for g in heuristic_states(2, 6, 9, every=3) if g.turn >= 14 and not g.opened[1 - g.current]]
     assert len(late) >= 10
     uni, inf = [], []
     for k, game in enumerate(late):
@@ -144,7 +132,7 @@ def test_its_opponents_are_further_along_than_uniform_ones() -> None:
 
 
 def test_game_from_view_refuses_wrong_sizes() -> None:
-    game = _heuristic_states(2, 1, 10)[2]
+    game = heuristic_states(2, 1, 10)[2]
     view = game.view(0)
     pool = cards_of(unseen_pool(view))
     slots = hidden_slots(view)
