@@ -225,3 +225,31 @@ def test_ceiling_measures_the_deals_part_of_the_variance(capsys: pytest.CaptureF
     assert "| 2 | 4 |" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="2-player"):
         ceiling(MeasureConfig("ceiling", ("heuristic", "greedy"), players=4, contracts=(1,), decks=2))
+
+
+def test_imitation_strength_reports_the_luck_corrected_difference(tmp_path: Path) -> None:
+    """The imitation and improvement stages' strength tournament with ``--luck-correction``:
+    the raw fields are those of the uncorrected tournament on the same deals, and the
+    corrected difference and interval come with the value function's fingerprint."""
+    from experiments.training.imitate.pipeline import strength_against, strength_line
+
+    model = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1" / "model.zip"
+    args = (model, "heuristic", 2, (1,), 200, 2, 3)
+    raw = strength_against(*args, tmp_path / "raw")
+    cor = strength_against(*args, tmp_path / "cor", luck=True)
+    assert {k: v for k, v in cor.items() if k in raw} == raw
+    assert cor["luck"] == shipped_value().fingerprint and "corrected_diff_mean" not in raw
+    assert cor["corrected_ci_low"] <= cor["corrected_diff_mean"] <= cor["corrected_ci_high"]
+    assert "luck-corrected" in strength_line(cor) and "luck-corrected" not in strength_line(raw)
+
+
+def test_a_luck_corrected_strength_without_a_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    from experiments.training.imitate.config import ImitateConfig, ImitateError
+    from experiments.training.imitate.pipeline import luck_problem, run_imitation
+
+    assert luck_problem(2, (1, 7)) is None and luck_problem(4, (3,)) is None
+    assert "no model for 3 players" in (luck_problem(3, (1,)) or "")
+    out = tmp_path / "run"
+    with pytest.raises(ImitateError, match="--luck-correction: .*no model for 3 players"):
+        run_imitation(ImitateConfig(contract=1, players=3), out, progress=False, strength_decks=1, strength_luck=True)
+    assert not out.exists()

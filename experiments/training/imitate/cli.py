@@ -66,6 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--strength-decks", type=int_at_least(0), default=0,
                    help="then a duplicate tournament against the teacher on this many decks per contract (default 0)")
     r.add_argument("--strength-seed", type=int_at_least(0), default=7, help="tournament seed of that tournament (default 7)")
+    r.add_argument("--luck-correction", action="store_true",
+                   help="that tournament also reports the luck-corrected difference (carioca tournament --luck-correction)")
     r.add_argument("--workers", type=int_at_least(1), default=1, help="tournament processes (default 1)")
     r.add_argument("--overwrite", action="store_true", help="delete the run in --out first (once every option has been checked)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -93,22 +95,20 @@ INTERRUPTED = "rerun the same command to resume"
 
 def run(args: argparse.Namespace) -> int:
     """Run or resume; prints the accuracy and, if asked, the strength against the teacher."""
-    from experiments.training.imitate.pipeline import run_imitation
+    from experiments.training.imitate.pipeline import run_imitation, strength_line
     from experiments.training.train import command_line
 
     config = config_from_args(args)
     out = args.out or Path("runs") / f"imitate-c{config.contract}-p{config.players}-s{config.seed}"
     card = run_imitation(config, out, progress=not args.no_progress and sys.stderr.isatty(),
                          command=command_line(args, "imitate"), strength_decks=args.strength_decks,
-                         strength_seed=args.strength_seed, workers=args.workers, overwrite=args.overwrite)
+                         strength_seed=args.strength_seed, workers=args.workers, overwrite=args.overwrite,
+                         strength_luck=args.luck_correction)
     im = card["imitation"]
     print(f"imitation of {card['teacher']}: held-out accuracy {im['heldout_accuracy']:.3f} "
           f"(uniform over legal moves {im['uniform_accuracy']:.3f}) on {im['heldout_rows']} states; "
           f"{card['wall_time_s'] / 60:.1f} min")
     if "strength" in card:
-        s = card["strength"]
-        print(f"vs {s['opponent']} ({s['decks']} decks per contract, {s['deals']} deals): imitated "
-              f"{s['imitated_mean']:.1f}, teacher {s['teacher_mean']:.1f}, diff {s['diff_mean']:+.1f} "
-              f"[{s['diff_ci_low']:+.1f}, {s['diff_ci_high']:+.1f}]")
+        print(strength_line(card["strength"]))
     print(f"model: {out / 'model.zip'}")
     return 0

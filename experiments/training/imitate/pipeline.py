@@ -88,22 +88,39 @@ def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out: Path,
-             workers: int = 1) -> dict[str, Any]:
+             workers: int = 1, luck: bool = False) -> dict[str, Any]:
     """Duplicate tournament of ``ppo:model_path`` against the teacher on the run's contracts
     (``decks`` per contract, tournament ``seed``): means, paired difference and its 95% interval."""
     return strength_against(model_path, config.teacher, config.players, config.deals, config.max_turns, decks,
-                            seed, out, workers)
+                            seed, out, workers, luck)
+
+
+def luck_problem(players: int, contracts: tuple[int, ...]) -> str | None:
+    """Why a luck-corrected strength tournament cannot be played at this player count and
+    on these contracts (the shipped value function has no model), or ``None``."""
+    from experiments.evaluation.luck import ValueFileError, shipped_value
+
+    try:
+        for k in contracts:
+            shipped_value().model(players, k)
+    except ValueFileError as exc:
+        return f"--luck-correction: {exc}"
+    return None
 
 
 def strength_against(model_path: Path, opponent: str, players: int, contracts: tuple[int, ...], max_turns: int,
-                     decks: int, seed: int, out: Path, workers: int = 1) -> dict[str, Any]:
+                     decks: int, seed: int, out: Path, workers: int = 1, luck: bool = False) -> dict[str, Any]:
     """Duplicate tournament of ``ppo:model_path`` against ``opponent`` on ``contracts``
     (``decks`` per contract, tournament ``seed``): means, paired difference and its 95%
-    interval (negative: the model pays less)."""
+    interval (negative: the model pays less).  With ``luck`` (``--luck-correction``) it
+    also holds the luck-corrected difference and interval (``corrected_*``) and the value
+    function's fingerprint (``luck``)."""
+    from experiments.evaluation.luck import shipped_value
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     tc = TournamentConfig(agents=(f"imitated=ppo:{model_path}", f"teacher={opponent}"), players=players,
-                          contracts=contracts, decks=decks, seed=seed, max_turns=max_turns)
+                          contracts=contracts, decks=decks, seed=seed, max_turns=max_turns,
+                          luck=shipped_value().fingerprint if luck else None)
     summary = run_tournament(tc, out, workers=workers, progress=False, overwrite=True, write_summary=True,
                              log=lambda m: None)
     group = "all" if len(contracts) > 1 else str(contracts[0])
@@ -111,19 +128,37 @@ def strength_against(model_path: Path, opponent: str, players: int, contracts: t
     pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"imitated", "teacher"})
     sign = 1.0 if pair.agent_x == "imitated" else -1.0
     lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
-    return {"opponent": opponent, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
-            "deals": summary.deals_played, "imitated_mean": me.mean_penalty, "teacher_mean": them.mean_penalty,
-            "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi}
+    result = {"opponent": opponent, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
+              "deals": summary.deals_played, "imitated_mean": me.mean_penalty, "teacher_mean": them.mean_penalty,
+              "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi}
+    if luck:
+        clo, chi = sorted((sign * pair.corrected_low, sign * pair.corrected_high))
+        result.update({"luck": tc.luck, "corrected_diff_mean": sign * pair.corrected_diff,
+                       "corrected_ci_low": clo, "corrected_ci_high": chi})
+    return result
+
+
+def strength_line(s: dict[str, Any]) -> str:
+    """One line of a strength result for the command line (with the corrected difference when there is one)."""
+    line = (f"vs {s['opponent']} ({s['decks']} decks per contract, {s['deals']} deals): imitated "
+            f"{s['imitated_mean']:.1f}, teacher {s['teacher_mean']:.1f}, diff {s['diff_mean']:+.1f} "
+            f"[{s['diff_ci_low']:+.1f}, {s['diff_ci_high']:+.1f}]")
+    if "corrected_diff_mean" in s:
+        line += (f", luck-corrected {s['corrected_diff_mean']:+.1f} "
+                 f"[{s['corrected_ci_low']:+.1f}, {s['corrected_ci_high']:+.1f}]")
+    return line
 
 
 def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True, command: str = "",
                   strength_decks: int = 0, strength_seed: int = 7, workers: int = 1,
-                  log: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
+                  log: Callable[[str], None] | None = None, overwrite: bool = False,
+                  strength_luck: bool = False) -> dict[str, Any]:
     """Run (or resume) an imitation run into ``out``; returns the model card.
 
     ``strength_decks > 0`` also plays the model against its teacher on that many fresh
     decks per contract (tournament seed ``strength_seed``; tournament decks come from
-    another seed namespace than the imitation games).  ``overwrite`` deletes the run's
+    another seed namespace than the imitation games), with ``strength_luck`` also
+    luck-corrected (:func:`strength_against`).  ``overwrite`` deletes the run's
     files in ``out`` first, once everything has been checked (:data:`RUN_FILES`).
 
     Raises:
@@ -139,6 +174,9 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
     teacher, opponents = _build_agents(config)
+    problem = luck_problem(config.players, config.deals) if strength_decks > 0 and strength_luck else None
+    if problem:
+        raise ImitateError(problem)
     check_writable(out)
     threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
@@ -222,7 +260,8 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             )
             save_model(model, final, card, slim=True)
         if strength_decks > 0 and "strength" not in card:
-            card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers)
+            card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers,
+                                        strength_luck)
             card["wall_time_s"] = round(wall(), 1)
             from experiments.common.files import write_file
 

@@ -58,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--strength-decks", type=int_at_least(0), default=0,
                    help="then a duplicate tournament against the teacher on this many decks (default 0)")
     r.add_argument("--strength-seed", type=int_at_least(0), default=7, help="tournament seed of that tournament (default 7)")
+    r.add_argument("--luck-correction", action="store_true",
+                   help="that tournament also reports the luck-corrected difference (carioca tournament --luck-correction)")
     r.add_argument("--overwrite", action="store_true", help="delete the run in --out first (once every option has been checked)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -85,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("runs") / f"improve-c{config.contract}-{Path(config.init).stem}-s{config.seed}"
     card = run_improvement(config, out, workers=args.workers, progress=not args.no_progress and sys.stderr.isatty(),
                            command=command_line(args, "improve"), strength_decks=args.strength_decks,
-                           strength_seed=args.strength_seed, overwrite=args.overwrite)
+                           strength_seed=args.strength_seed, overwrite=args.overwrite,
+                           strength_luck=args.luck_correction)
     h = card["improvement"]["heldout"]
     print(f"improved {config.init} on contract {config.contract}: epoch {card['improvement']['chosen_epoch']}, "
           f"held-out gain {h['gain']:+.3f} [{h['gain_ci_low']:+.3f}, {h['gain_ci_high']:+.3f}] points per decision "
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         s = card["strength"]
         print(f"vs {s['opponent']} ({s['decks']} decks, {s['deals']} deals): model {s['imitated_mean']:.1f}, "
               f"teacher {s['teacher_mean']:.1f}, diff {s['diff_mean']:+.2f} [{s['diff_ci_low']:+.2f}, "
-              f"{s['diff_ci_high']:+.2f}]")
+              f"{s['diff_ci_high']:+.2f}]" + (f", luck-corrected {s['corrected_diff_mean']:+.2f} "
+                                              f"[{s['corrected_ci_low']:+.2f}, {s['corrected_ci_high']:+.2f}]"
+                                              if "corrected_diff_mean" in s else ""))
     print(f"model: {out / 'model.zip'}")
     return 0

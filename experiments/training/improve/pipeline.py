@@ -116,8 +116,13 @@ def load_model_file(path: Path) -> Any:
 
 def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, progress: bool = True,
                     command: str = "", strength_decks: int = 0, strength_seed: int = 7,
-                    log: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
+                    log: Callable[[str], None] | None = None, overwrite: bool = False,
+                    strength_luck: bool = False) -> dict[str, Any]:
     """Run (or resume) a rollout-advantage run into ``out``; returns the model card.
+
+    ``strength_luck`` makes the strength tournament (``strength_decks > 0``) also report
+    the luck-corrected difference
+    (:func:`experiments.training.imitate.pipeline.strength_against`).
 
     ``overwrite`` deletes the run's files in ``out`` first, once everything has been
     checked (:data:`RUN_FILES`).
@@ -130,7 +135,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     from agents.ppo_agent import card_features, env_layout, model_card
     from agents.threads import limit_torch_threads
     from experiments.training.imitate.dataset import DatasetError
-    from experiments.training.imitate.pipeline import strength_against
+    from experiments.training.imitate.pipeline import luck_problem, strength_against
     from experiments.training.train import check_writable, package_versions, save_model
     from experiments.training.train.files import remove_run_files
 
@@ -142,6 +147,9 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
         raise ImproveError(f"--init {config.init} was trained on deals {start_card.get('deals')}, "
                            f"not on contract {config.contract}: give that contract's model or a full-game one")
     _check_agents(config, players)
+    problem = luck_problem(players, (config.contract,)) if strength_decks > 0 and strength_luck else None
+    if problem:
+        raise ImproveError(problem)
     check_writable(out)
     threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
@@ -225,7 +233,8 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             say(f"[improve] chose epoch {best['epoch']} (held-out gain {best['gain']:+.3f} per decision)")
         if strength_decks > 0 and "strength" not in card:
             card["strength"] = strength_against(final, config.teacher, players, (config.contract,), config.max_turns,
-                                                strength_decks, strength_seed, out / "strength", workers)
+                                                strength_decks, strength_seed, out / "strength", workers,
+                                                strength_luck)
             card["wall_time_s"] = round(wall(), 1)
             from experiments.common.files import write_file
 
