@@ -68,6 +68,7 @@ from carioca_env.cards import (
     rank_of,
     suit_of,
 )
+from carioca_env.decks import stack_deck, validate_deck
 from carioca_env.errors import (
     ArgumentTypeError,
     CariocaError,
@@ -79,22 +80,14 @@ from carioca_env.errors import (
     MisdealError,
     RecordError,
 )
-from carioca_env.game import (
-    DealResult,
-    Game,
-    GameConfig,
-    Phase,
-    PlayerView,
-    PublicEvent,
-    stack_deck,
-    validate_deck,
-)
-from carioca_env.game_config import MAX_TURNS
+from carioca_env.game import Game
+from carioca_env.game_config import MAX_TURNS, GameConfig
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.moves import Move, MoveKind, parse_move
 from carioca_env.openings import CONTRACTS, Contract, enumerate_openings
 from carioca_env.position import InvalidPositionError, Position
 from carioca_env.registration import register_envs, register_on_import
+from carioca_env.view import DealResult, Phase, PlayerView, PublicEvent
 
 __all__ = [
     "CONTRACTS",

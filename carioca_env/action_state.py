@@ -14,10 +14,11 @@ import numpy as np
 
 from carioca_env.actions import action_table
 from carioca_env.errors import ArgumentTypeError, IllegalMoveError, InvalidArgumentError, described, excerpt
-from carioca_env.game import Game, Phase
+from carioca_env.game import Game
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
 from carioca_env.observation import GameEncoder
+from carioca_env.view import Phase
 
 
 class IllegalActionError(IllegalMoveError):

@@ -45,9 +45,10 @@ import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, card_str, parse_card
 from carioca_env.errors import InvalidNotationError, excerpt
-from carioca_env.game import Game, Phase
+from carioca_env.game import Game
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, End, Meld
 from carioca_env.moves import Move, MoveKind
+from carioca_env.view import Phase
 
 MAX_MELDS_PER_SEAT = 3
 

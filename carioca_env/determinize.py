@@ -28,8 +28,9 @@ from typing import Any
 
 from carioca_env.cards import NUM_CARD_TYPES, cards_of, deck_counts
 from carioca_env.errors import ArgumentTypeError, described
-from carioca_env.game import Game, PlayerView
+from carioca_env.game import Game
 from carioca_env.position import InvalidPositionError, Position, game_from_position
+from carioca_env.view import PlayerView
 
 #: a ``random.Random`` or a ``numpy.random.Generator``
 RandomSource = Any

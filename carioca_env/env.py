@@ -74,8 +74,8 @@ from carioca_env.errors import (
     described,
     excerpt,
 )
-from carioca_env.game import Game, GameConfig
-from carioca_env.game_config import MAX_TURNS
+from carioca_env.game import Game
+from carioca_env.game_config import MAX_TURNS, GameConfig
 from carioca_env.observation import OBS_HIGH, check_features, obs_layout
 from carioca_env.openings import CONTRACTS
 

@@ -10,11 +10,13 @@ Dealing (R2, R3): the deck is dealt one card at a time starting with the seat af
 dealer, ``hand_size`` rounds; the next card is turned up as the first discard; the rest,
 in deck order, is the stock (the next card of the deck is the stock's top).
 
-The values the game is made of live in their own modules, and this one re-exports them:
-:mod:`carioca_env.view` (:class:`PlayerView`, :class:`Phase`, :class:`DealResult`,
-:class:`PublicEvent`), :mod:`carioca_env.game_config` (:class:`GameConfig`),
-:mod:`carioca_env.decks` (:func:`validate_deck`, :func:`stack_deck`) and
-:mod:`carioca_env.records` (the record methods, which ``Game`` inherits).
+The values the game is made of live in their own modules:
+:mod:`carioca_env.view` (:class:`~carioca_env.view.PlayerView`, :class:`~carioca_env.view.Phase`,
+:class:`~carioca_env.view.DealResult`, :class:`~carioca_env.view.PublicEvent`),
+:mod:`carioca_env.game_config` (:class:`~carioca_env.game_config.GameConfig`),
+:mod:`carioca_env.decks` (:func:`~carioca_env.decks.validate_deck`,
+:func:`~carioca_env.decks.stack_deck`) and :mod:`carioca_env.records` (the record
+methods, which ``Game`` inherits); import them from there or from :mod:`carioca_env`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from carioca_env.cards import (
     full_deck,
     hand_penalty,
 )
-from carioca_env.decks import stack_deck, validate_deck
+from carioca_env.decks import validate_deck
 from carioca_env.errors import (
     IllegalMoveError,
     InvalidConfigError,
@@ -46,15 +48,10 @@ from carioca_env.meld_moves import meld_moves, table_moves
 from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, meld_kinds_match
-from carioca_env.records import RECORD_FORMAT, RECORD_VERSION, GameRecords
+from carioca_env.records import GameRecords
 from carioca_env.view import DealResult, FrozenPrefix, Phase, PlayerView, PublicEvent
 
-# the game's own names and those of the modules it is made of, which it re-exports (the
-# engine's names were all defined here before those modules were split off)
-__all__ = [
-    "RECORD_FORMAT", "RECORD_VERSION", "DealResult", "FrozenPrefix", "Game", "GameConfig", "Phase",
-    "PlayerView", "PublicEvent", "stack_deck", "validate_deck",
-]
+__all__ = ["Game"]
 
 #: the 53 discard moves, built once (the move generator lists them on every play turn)
 _DISCARDS = tuple(Move.discard(c) for c in range(NUM_CARD_TYPES))

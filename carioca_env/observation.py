@@ -88,9 +88,10 @@ from functools import cache
 import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, deck_counts
-from carioca_env.game import Game, Phase, PlayerView
+from carioca_env.game import Game
 from carioca_env.melds import Meld, MeldKind
 from carioca_env.planning import DISCARD_PIECES, PLANNING_PIECES, encode_discards, encode_planning
+from carioca_env.view import Phase, PlayerView
 
 MELD_SLOTS = 3
 #: every observation value lies in [0, OBS_HIGH]

@@ -40,7 +40,7 @@ import numpy as np
 
 from carioca_env.analysis import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env.cards import NUM_CARD_TYPES
-from carioca_env.game import PlayerView
+from carioca_env.view import PlayerView
 
 #: ``(name, size, meaning)`` of the planning piece, in order
 PLANNING_PIECES: tuple[tuple[str, int, str], ...] = (

@@ -40,9 +40,11 @@ from typing import Any
 
 from carioca_env.cards import DECK_SIZE, JOKER, NUM_CARD_TYPES, NUM_RANKS, card_str, cards_of, counts_of, deck_counts
 from carioca_env.errors import CariocaError, InvalidConfigError, described, excerpt
-from carioca_env.game import DealResult, Game, GameConfig, Phase, PublicEvent, _DealStart
+from carioca_env.game import Game, _DealStart
+from carioca_env.game_config import GameConfig
 from carioca_env.melds import HIGH_ACE, LOW_ACE, RUN_SIZE, TRIO_SIZE, Meld, MeldKind, TableMeld, position_card
 from carioca_env.openings import CONTRACTS, meld_kinds_match
+from carioca_env.view import DealResult, Phase, PublicEvent
 
 
 class InvalidPositionError(CariocaError, ValueError):

@@ -21,8 +21,8 @@ import numpy as np
 
 from carioca_env.cards import JOKER, RANK_NAMES, rank_of, sort_key, suit_of
 from carioca_env.extras import require
-from carioca_env.game import PlayerView
 from carioca_env.melds import Meld
+from carioca_env.view import PlayerView
 
 WIDTH = 960
 HEADER_H = 30

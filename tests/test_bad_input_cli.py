@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from carioca_env import Game, GameConfig
-from carioca_env.game import Phase
+from carioca_env.view import Phase
 from experiments import cli
 from experiments.apps import play
 

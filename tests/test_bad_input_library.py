@@ -29,6 +29,7 @@ from carioca_env import (
     parse_move,
 )
 from carioca_env.cards import full_deck
+from carioca_env.decks import stack_deck
 from carioca_env.determinize import determinize_view
 from carioca_env.errors import (
     EXCERPT_CHARS,
@@ -37,7 +38,6 @@ from carioca_env.errors import (
     MalformedMoveError,
     excerpt,
 )
-from carioca_env.game import stack_deck
 from carioca_env.position import InvalidPositionError, position_of
 
 from bad_input import fingerprint

@@ -16,9 +16,9 @@ from carioca_env import Game, GameConfig, MoveKind, Phase, carioca_v0
 from carioca_env import observation as observation_module
 from carioca_env.actions import ActionKind, action_table
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, cards_of, deck_counts, make_card
+from carioca_env.decks import stack_deck
 from carioca_env.env import CariocaState, EnvConfig, IllegalActionError, raw_env, worst_return
 from carioca_env.errors import InvalidConfigError
-from carioca_env.game import stack_deck
 from carioca_env.melds import Meld, position_card
 from carioca_env.observation import encode_observation, feature_sets, obs_layout
 from carioca_env.openings import CONTRACTS

@@ -110,7 +110,7 @@ def _first_turn_close_deck() -> list[int]:
     """Contract 6, two seats, seat 1 deals: seat 0 plays first holding the whole contract
     (a trio and two runs, 11 cards), so it can lay it all and discard its 12th card."""
     from carioca_env.cards import parse_card
-    from carioca_env.game import stack_deck
+    from carioca_env.decks import stack_deck
 
     closer = "8C 8D 8H 2S 3S 4S 5S 2H 3H 4H 5H".split()
     other = "9C 9D JH QS KS 7C 7D 10H 10S 6C 6D".split()

@@ -6,7 +6,7 @@ import argparse
 import random
 
 from carioca_env import Game, GameConfig, cards_str
-from carioca_env.game import Phase
+from carioca_env.view import Phase
 from experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, int_at_least
 
 

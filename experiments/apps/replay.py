@@ -15,8 +15,8 @@ from typing import Any, TextIO
 
 from carioca_env import CariocaError, Game, RecordError
 from carioca_env.errors import excerpt
-from carioca_env.game import Phase
 from carioca_env.records import read_record
+from carioca_env.view import Phase
 from experiments.apps.textview import grouped_hand, view_text
 from experiments.common.argtypes import int_at_least
 
