@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from carioca_env.cards import (
@@ -337,8 +338,8 @@ class Game(GameRecords):
         return moves
 
     def _legal_discard(self) -> list[Move]:
-        counts = self.hands[self.current]
-        return [_DISCARDS[c] for c in range(NUM_CARD_TYPES) if counts[c]]
+        # compress: the discards whose card is held, in card order, without a Python loop
+        return list(compress(_DISCARDS, self.hands[self.current]))
 
     def _legal_play(self) -> list[Move]:
         moves = self.meld_moves()
