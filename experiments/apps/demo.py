@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from dataclasses import dataclass
 
 from carioca_env import Game, GameConfig, cards_str
 from carioca_env.view import Phase
@@ -21,13 +22,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop the demonstration after this many turns in all (default 400)")
 
 
+@dataclass(frozen=True)
+class DemoConfig:
+    """What ``carioca demo`` plays.
+
+    Attributes:
+        game: the players and contracts (checked when built).
+        seed: seed of the deal and of the random players.
+        stop_after: turns after which the demonstration stops, in all (>= 1).
+    """
+
+    game: GameConfig
+    seed: int = 0
+    stop_after: int = 400
+
+
+def config_from_args(args: argparse.Namespace) -> DemoConfig:
+    """The demonstration's config (the parser's types checked every value)."""
+    return DemoConfig(GameConfig(num_players=args.players, deals=tuple(args.contracts)), args.seed, args.stop_after)
+
+
 def run(args: argparse.Namespace) -> int:
+    """Build the config from the options, then play and print the game."""
+    return run_demo(config_from_args(args))
+
+
+def run_demo(config: DemoConfig) -> int:
     """Play and print the demonstration game."""
-    game = Game(GameConfig(num_players=args.players, deals=tuple(args.contracts)), seed=args.seed)
-    rng = random.Random(args.seed)
+    game = Game(config.game, seed=config.seed)
+    rng = random.Random(config.seed)
     turns = 0
-    print(f"Carioca demo: {args.players} random players, contracts {args.contracts}, seed {args.seed}")
-    while not game.game_over and turns < args.stop_after:
+    contracts = list(config.game.deals)
+    print(f"Carioca demo: {config.game.num_players} random players, contracts {contracts}, seed {config.seed}")
+    while not game.game_over and turns < config.stop_after:
         if game.phase is Phase.DRAW:
             seat = game.current_player
             print(f"\n{game.contract} | turn {game.turn} | seat {seat} holds {cards_str(game.hand(seat), True)}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -161,18 +162,59 @@ def build_bots(specs: Sequence[str], players: int, human_seat: int, seed: int) -
     return bots, names
 
 
+@dataclass(frozen=True)
+class PlayConfig:
+    """A game of ``carioca play``, checked when built.
+
+    Attributes:
+        game: the players and contracts.
+        bots: agent specs for the other seats, used in turn.
+        seat: the person's seat.
+        seed: seed of the game and the bots.
+        save: the record file, rewritten after every move (``None``: results/play-SEED.json).
+
+    Raises:
+        InvalidConfigError: the seat is not at the table, or no bot is named.
+    """
+
+    game: GameConfig
+    bots: tuple[str, ...] = ("heuristic",)
+    seat: int = 0
+    seed: int = 0
+    save: Path | None = None
+
+    def __post_init__(self) -> None:
+        players = self.game.num_players
+        if not 0 <= self.seat < players:
+            raise InvalidConfigError(f"--seat must be 0..{players - 1} at a {players}-player table, got {self.seat}")
+        if not self.bots:
+            raise InvalidConfigError("--bots needs at least one agent spec")
+
+    @property
+    def save_path(self) -> Path:
+        """The record file."""
+        return self.save or Path("results") / f"play-{self.seed}.json"
+
+
+def config_from_args(args: argparse.Namespace) -> PlayConfig:
+    """The game's config from the options (checked)."""
+    game = GameConfig(num_players=args.players, deals=tuple(args.contracts))
+    return PlayConfig(game, tuple(args.bots), args.seat, args.seed, args.save)
+
+
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Start the game from the command-line options (all checked before the first move)."""
+    """Build the config from the options, then play (see :func:`run_play`)."""
+    return run_play(config_from_args(args), stdin, stdout)
+
+
+def run_play(config: PlayConfig, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Start the game (the bots and the record file are checked before the first move)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    config = GameConfig(num_players=args.players, deals=tuple(args.contracts))
-    if not 0 <= args.seat < args.players:
-        raise InvalidConfigError(f"--seat must be 0..{args.players - 1} at a {args.players}-player table, got {args.seat}")
-    if not args.bots:
-        raise InvalidConfigError("--bots needs at least one agent spec")
-    game = Game(config, seed=args.seed)
-    bots, names = build_bots(args.bots, args.players, args.seat, args.seed)
-    path: Path = args.save or Path("results") / f"play-{args.seed}.json"
+    players = config.game.num_players
+    game = Game(config.game, seed=config.seed)
+    bots, names = build_bots(config.bots, players, config.seat, config.seed)
+    path = config.save_path
     check_writable_file(path, "--save")
 
     def save() -> Path:
@@ -180,6 +222,6 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         return path
 
     save()  # the empty game: the path is known good before the first move
-    stdout.write(f"Carioca: you are seat {args.seat}; bots: {', '.join(n for n in names if n != 'you')}; "
+    stdout.write(f"Carioca: you are seat {config.seat}; bots: {', '.join(n for n in names if n != 'you')}; "
                  f"the game is saved in {path} after every move\n")
-    return play_game(game, args.seat, bots, names, stdin, stdout, save, path)
+    return play_game(game, config.seat, bots, names, stdin, stdout, save, path)

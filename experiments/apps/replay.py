@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -73,11 +74,36 @@ def replay(record: dict[str, Any], out: TextIO, seat: int | None = None, quiet: 
     return game
 
 
+@dataclass(frozen=True)
+class ReplayConfig:
+    """What ``carioca replay`` replays.
+
+    Attributes:
+        record: the record file (JSON).
+        seat: show the game as this seat saw it; ``None``: every hand.
+        quiet: print only the check's result.
+    """
+
+    record: Path
+    seat: int | None = None
+    quiet: bool = False
+
+
+def config_from_args(args: argparse.Namespace) -> ReplayConfig:
+    """The replay's config (the parser's types checked every value)."""
+    return ReplayConfig(args.record, args.seat, args.quiet)
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Replay the record named on the command line.
+    """Build the config from the options, then replay the record (see :func:`run_replay`)."""
+    return run_replay(config_from_args(args), out)
+
+
+def run_replay(config: ReplayConfig, out: TextIO | None = None) -> int:
+    """Replay the record of ``config``.
 
     Raises:
         RecordError: the record is refused (the ``carioca`` error path reports it).
     """
-    replay(load_record(args.record), out or sys.stdout, args.seat, args.quiet)
+    replay(load_record(config.record), out or sys.stdout, config.seat, config.quiet)
     return 0
