@@ -38,7 +38,7 @@ BUILTIN_AGENTS = frozenset({"random", "greedy", "heuristic", "search", "ppo"})
 DEFAULT_LIMITS: Mapping[tuple[str, str], float] = {
     ("search", "sims"): 256,
     ("search", "ms"): 5000.0,
-    ("search", "max_turns"): 400,
+    ("search", "horizon"): 400,
     ("search", "top"): 16,
 }
 

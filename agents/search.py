@@ -17,7 +17,7 @@ For a decision with a real choice the agent
      numbers: the candidates are compared on the same deals) and rolls the deal out to
      its end with the rollout policy in every seat (the heuristic by default);
   4. scores a rollout by the deal penalty difference, the mean penalty of the other
-     seats minus its own (a rollout cut off after ``max_turns`` is scored by the
+     seats minus its own (a rollout cut off after ``horizon`` turns is scored by the
      penalties of the hands it reached), and plays the heuristic's move unless another
      candidate beats it on the same determinizations by more than ``z`` standard errors
      of the paired difference (then the best such one).  Not a plain argmax of the means: a
@@ -85,7 +85,9 @@ SEARCH_PARAMS: dict[str, Param] = {
     "rollout": Param(str, "heuristic", "agent spec playing every seat in the rollouts (heuristic, greedy, ppo:PATH)",
                      kind="agent"),
     "top": Param(int, 3, "discards evaluated: the heuristic's best ones", minimum=1),
-    "max_turns": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
+    # not max_turns: that is a deal's limit everywhere (carioca_env.MAX_TURNS); this is how far
+    # a rollout looks ahead before it is scored by the hands
+    "horizon": Param(int, 200, "turns a rollout plays before it is cut off and scored by hands", minimum=1),
     "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
     "race_z": Param(float, DEFAULT_RACE_Z, "z in the contracts whose opening closes the deal (6 and 7, R12)", minimum=0),
     "race_top": Param(int, DEFAULT_RACE_TOP, "top in the contracts whose opening closes the deal", minimum=1),
@@ -114,7 +116,7 @@ class SearchAgent:
         ms: float = 0.0,
         rollout: str | ParsedSpec = "heuristic",
         top: int = 3,
-        max_turns: int = 200,
+        horizon: int = 200,
         z: float = 1.5,
         infer: float = DEFAULT_FACTOR,
         belief: str = "auto",
@@ -123,12 +125,12 @@ class SearchAgent:
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
-        if sims < 1 or top < 1 or race_top < 1 or max_turns < 1 or ms < 0 or infer < 0:
+        if sims < 1 or top < 1 or race_top < 1 or horizon < 1 or ms < 0 or infer < 0:
             raise ValueError(
-                f"sims, top, race_top and max_turns must be >= 1 and ms and infer >= 0, got {sims}, {top}, "
-                f"{race_top}, {max_turns}, {ms}, {infer}"
+                f"sims, top, race_top and horizon must be >= 1 and ms and infer >= 0, got {sims}, {top}, "
+                f"{race_top}, {horizon}, {ms}, {infer}"
             )
-        self.sims, self.ms, self.top, self.max_turns, self.z = sims, ms, top, max_turns, z
+        self.sims, self.ms, self.top, self.horizon, self.z = sims, ms, top, horizon, z
         self.race_z, self.race_top = race_z, race_top
         self.infer = infer
         if belief == "auto":
@@ -223,7 +225,7 @@ class SearchAgent:
 
     def rollout(self, game: Game, seat: int, policy_seed: int) -> float:
         """Play ``game`` (a one-deal game) to its end; the deal penalty difference for ``seat``."""
-        return rollout_value(game, seat, self.policies, policy_seed, 4 * self.max_turns)  # a turn is a few moves
+        return rollout_value(game, seat, self.policies, policy_seed, 4 * self.horizon)  # a turn is a few moves
 
 
 def opening_closes(view: PlayerView) -> bool:

@@ -132,7 +132,7 @@ def test_models_inside_the_folder_and_shipped_ones_are_allowed(served: Path, tmp
     shutil.copytree(tmp_path / "outside-model", served / "runs" / "c1")
     c = TestClient(create_app(served))
     for spec in ("ppo:runs/c1", "ppo:runs/c1/model.zip", "ppo:runs/c1/model", "ppo:contract1",
-                 "search:rollout=ppo:runs/c1,sims=1,max_turns=2"):
+                 "search:rollout=ppo:runs/c1,sims=1,horizon=2"):
         r = c.post("/api/games", json={"bots": [spec], "deals": [1]})
         assert r.status_code == 200, (spec, r.text)
         assert r.json()["names"][1] == spec  # the game names the bot as the request did
@@ -141,7 +141,7 @@ def test_models_inside_the_folder_and_shipped_ones_are_allowed(served: Path, tmp
 
 def test_budgets_above_the_servers_limits_are_refused(served: Path) -> None:
     c = TestClient(create_app(served))
-    for spec in ("search:sims=100000", "search:ms=1e9", "search:max_turns=100000",
+    for spec in ("search:sims=100000", "search:ms=1e9", "search:horizon=100000",
                  "search:rollout=search:sims=100000"):
         r = c.post("/api/games", json={"bots": [spec]})
         assert r.status_code == 403 and "at most" in r.json()["error"], spec
