@@ -173,7 +173,7 @@ def run_pipeline(args: TrainAllConfig, log: Any = None) -> Path:
     check_writable(out)
     out.mkdir(parents=True, exist_ok=True)
     record_file = out / "pipeline.json"
-    record = json.loads(record_file.read_text()) if record_file.exists() else {"format": "carioca-learned-set",
+    record: dict[str, Any] = json.loads(record_file.read_text()) if record_file.exists() else {"format": "carioca-learned-set",
                                                                                   "models": {}}
     progress = args.progress and sys.stderr.isatty()
     models = [(players, target) for players in args.players

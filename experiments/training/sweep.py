@@ -169,7 +169,8 @@ def run_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int],
         if owns:
             ray.shutdown()
     rows = []
-    for r in results:
+    for i in range(len(results)):  # a ResultGrid indexes (its stubs declare no iteration)
+        r = results[i]
         cfg = r.config or {}
         row: dict[str, Any] = {"point": point_name(cfg.get("point", {})), "seed": cfg.get("seed")}
         if r.error is not None:

@@ -40,7 +40,7 @@ def _states(seed: int, per_contract: int) -> list[Any]:
     from agents.heuristic import HeuristicAgent
     from carioca_env import Game, GameConfig
 
-    out = []
+    out: list[Any] = []
     for k in range(1, 8):
         game = Game(GameConfig(2, (k,)), seed=seed + k)
         agents = [HeuristicAgent(seed + k + s) for s in range(2)]
@@ -150,7 +150,7 @@ def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callabl
 
     def fn(rep: int) -> Sample:
         rng = random.Random(seed + rep)
-        states = []
+        states: list[Any] = []
         want = count()  # as many states as ours
         while len(states) < want:
             state = game.new_initial_state()

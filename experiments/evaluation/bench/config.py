@@ -44,7 +44,7 @@ TRAIN_SETTINGS: dict[str, Any] = {
 }
 
 #: The single-agent configuration trained in the ``ppo`` section.
-PPO_ENV = {"num_players": 2, "deals": (1,), "reward_scale": 0.01, "max_turns": 200}
+PPO_ENV: dict[str, Any] = {"num_players": 2, "deals": (1,), "reward_scale": 0.01, "max_turns": 200}
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ QUICK = Sizes(
 
 #: The run whose environment the ``ppo`` section trains: ``carioca train``'s defaults
 #: (contract 1, 2 players, a random opponent).
-PPO_TRAIN_CONFIG = {"contract": 1, "players": 2, "opponents": ("random",)}
+PPO_TRAIN_CONFIG: dict[str, Any] = {"contract": 1, "players": 2, "opponents": ("random",)}
 
 #: PPO measurements: name -> (label, settings or None for the library defaults, synthetic
 #: env).  ``defaults_1thread`` is the library defaults with ``torch.set_num_threads(1)``,

@@ -80,6 +80,7 @@ def _engine_full_game_unit(n: int, sizes: Sizes, seed: int) -> Unit:
                 decisions += 1
                 if not decisions & 1023 and time.perf_counter() - t0 > budget:
                     break
+            partial: dict[str, Any] | None
             if not game.game_over:
                 partial = {
                     "seconds": time.perf_counter() - g0,

@@ -22,7 +22,7 @@ def _git(*args: str) -> str | None:
 
 def machine_info() -> dict[str, Any]:
     """Where the figures were taken: Python, CPUs, load, package versions, git commit."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for pkg in ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "open_spiel",
                 "rlcard", "tqdm", "carioca-env"):
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, ClassVar
+from typing import Any
 
 from experiments.common.seeds import BENCH, derive_seed
 from experiments.evaluation.bench.config import PPO_CONFIGS, PPO_ENV, PPO_TRAIN_CONFIG, Sizes
@@ -26,7 +26,7 @@ def _synthetic_env_class() -> type:
         """Spaces of the real env, costing nothing: pooled random observations and masks
         with a few legal actions, fixed episode length, reward at the end."""
 
-        metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+        metadata: dict[str, Any] = {"render_modes": []}  # gymnasium.Env declares it an attribute
 
         def __init__(self, obs_size: int, num_actions: int, obs_high: float, episode_length: int = 100,
                      pool: int = 64, seed: int = 0) -> None:
@@ -88,7 +88,7 @@ def _ppo_kwargs(settings: dict[str, Any] | None, sizes: Sizes) -> tuple[dict[str
                                                        "max_grad_norm") if k in settings}
     if "net_arch" in settings:
         kwargs["policy_kwargs"] = {"net_arch": list(settings["net_arch"])}
-    knobs = {k: settings[k] for k in ("torch_threads", "validate_args", "policy") if k in settings}
+    knobs: dict[str, Any] = {k: settings[k] for k in ("torch_threads", "validate_args", "policy") if k in settings}
     knobs["n_envs"] = int(settings.get("n_envs", 1))
     knobs["vec_env"] = settings.get("vec_env", "dummy")
     if sizes.ppo_n_steps is not None:

@@ -120,8 +120,9 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
 
     rng = fit_deal_rng(cfg.seed, players, contract, deal)
     deck, dealer = fit_deck(rng, players)
-    pool = [a if a != "learned" else learned_spec(players, contract) for a in cfg.agents]
-    pool = [a for a in pool if a]
+    # "learned" is the shipped model of this table, if there is one
+    named = (a if a != "learned" else learned_spec(players, contract) for a in cfg.agents)
+    pool = [a for a in named if a]
     specs = [pool[rng.randrange(len(pool))] for _ in range(players)]
     seeds = [derive_seed(SEED_NAMESPACE, cfg.seed, "agent", players, contract, deal, s) for s in range(players)]
     agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]

@@ -86,7 +86,7 @@ def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def widths(cfg: MeasureConfig) -> list[dict[str, float | int | str]]:
+def widths(cfg: MeasureConfig) -> list[dict[str, float]]:
     """One luck-corrected tournament per contract; a row per contract with both differences and the ratio."""
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
