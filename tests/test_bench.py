@@ -5,7 +5,9 @@ No timed assertions: only structure and positive, finite figures.
 
 from __future__ import annotations
 
+import argparse
 import copy
+import dataclasses
 import importlib.util
 import json
 import math
@@ -185,3 +187,36 @@ def test_missing_reference_prints_install_hint(monkeypatch: pytest.MonkeyPatch) 
     messages: list[str] = []
     assert bench.reference_units(TINY, 0, messages) == []
     assert len(messages) == 2 and all("pip install .[bench]" in m for m in messages)
+
+
+def _bench_args(*argv: str) -> object:
+    parser = argparse.ArgumentParser()
+    bench_cli.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_config_from_args_reads_every_option(tmp_path) -> None:
+    out = tmp_path / "new" / "b.json"
+    config = bench_cli.config_from_args(_bench_args(
+        "--quick", "--only", "ppo", "engine", "--seed", "7", "--full-game-seconds", "0",
+        "--out", str(out), "--profile", "--no-progress"))
+    # sections in SECTIONS order, whatever order --only gave them in
+    assert config.sections == ("engine", "ppo")
+    assert config.sizes == dataclasses.replace(bench.QUICK, full_game_seconds=0.0)
+    assert (config.seed, config.repeats, config.out, config.profile, config.progress) == (7, 2, out, True, False)
+    assert out.parent.is_dir() and not out.exists()  # the folder made ready, the file not written
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.seed = 1  # type: ignore[misc]
+
+
+def test_config_from_args_defaults_to_the_full_run(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = bench_cli.config_from_args(_bench_args())
+    assert config.sections == bench.SECTIONS and config.sizes == bench.FULL
+    assert (config.seed, config.repeats, config.profile, config.progress) == (0, 3, False, True)
+    assert config.out.parent == bench_cli.Path("results") and config.out.name.startswith("bench-")
+
+
+def test_config_from_args_refuses_an_unwritable_out_before_measuring(tmp_path) -> None:
+    with pytest.raises(IsADirectoryError, match="--out"):
+        bench_cli.config_from_args(_bench_args("--quick", "--out", str(tmp_path)))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from carioca_env.records import write_atomic
 from experiments.common.argtypes import check_writable_file, int_at_least, real_at_least
-from experiments.evaluation.bench.config import FULL, QUICK, SECTIONS
+from experiments.evaluation.bench.config import FULL, QUICK, SECTIONS, Sizes
 from experiments.evaluation.bench.presentation import report
 from experiments.evaluation.bench.runner import run_bench
 
@@ -34,18 +34,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the benchmark, print the table and write the JSON file."""
+@dataclass(frozen=True)
+class BenchConfig:
+    """What ``carioca bench`` measures and where it writes the result.
+
+    Attributes:
+        sections: the sections to run, in :data:`SECTIONS` order (at least one).
+        sizes: how much work each measurement does (:data:`FULL`, :data:`QUICK` or a test's own).
+        seed: seed of every measurement (>= 0).
+        repeats: repetitions of each measurement (>= 1).
+        out: the JSON result file.
+        profile: also cProfile random play and env steps and print the top costs.
+        progress: show a progress bar.
+    """
+
+    sections: tuple[str, ...]
+    sizes: Sizes
+    seed: int
+    repeats: int
+    out: Path
+    profile: bool = False
+    progress: bool = True
+
+
+def config_from_args(args: argparse.Namespace) -> BenchConfig:
+    """The benchmark's config, ``--out`` checked writable (before minutes of measuring, not after).
+
+    Raises:
+        OSError: ``--out`` is a folder or cannot be written (the command line exits 2).
+    """
     sizes = QUICK if args.quick else FULL
     if args.full_game_seconds is not None:
         sizes = replace(sizes, full_game_seconds=args.full_game_seconds)
     repeats = args.repeats if args.repeats is not None else (2 if args.quick else 3)
-    sections = tuple(args.only) if args.only else SECTIONS
-    sections = tuple(s for s in SECTIONS if s in sections)
+    chosen = tuple(args.only) if args.only else SECTIONS
     out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    check_writable_file(out, "--out")  # before minutes of measuring, not after
-    doc = run_bench(sections, sizes, args.seed, repeats, progress=not args.no_progress, profile=args.profile)
+    check_writable_file(out, "--out")
+    return BenchConfig(sections=tuple(s for s in SECTIONS if s in chosen), sizes=sizes, seed=args.seed,
+                       repeats=repeats, out=out, profile=args.profile, progress=not args.no_progress)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the config from the options, then run the benchmark."""
+    return run_bench_command(config_from_args(args))
+
+
+def run_bench_command(config: BenchConfig) -> int:
+    """Run the benchmark, print the table and write the JSON file; 1 if a measurement failed."""
+    doc = run_bench(config.sections, config.sizes, config.seed, config.repeats,
+                    progress=config.progress, profile=config.profile)
     report(doc)
-    write_atomic(out, json.dumps(doc, indent=1, default=str) + "\n")
-    print(f"Results written to {out}")
+    write_atomic(config.out, json.dumps(doc, indent=1, default=str) + "\n")
+    print(f"Results written to {config.out}")
     return 1 if doc["errors"] else 0
