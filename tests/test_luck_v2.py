@@ -253,3 +253,81 @@ def test_a_luck_corrected_strength_without_a_model_is_refused_before_anything_ru
     with pytest.raises(ImitateError, match="--luck-correction: .*no model for 3 players"):
         run_imitation(ImitateConfig(contract=1, players=3), out, progress=False, strength_decks=1, strength_luck=True)
     assert not out.exists()
+
+
+def test_train_all_tournaments_report_the_luck_corrected_difference(tmp_path: Path, monkeypatch) -> None:
+    """``carioca train-all --luck-correction``: each contract's tournament records the value
+    function's fingerprint and its pairs the corrected difference beside the raw one,
+    which is that of the same tournament uncorrected.  Training is replaced by copying
+    the shipped contract-1 model (the tournament, not PPO, is under test)."""
+    import argparse
+    import shutil
+
+    from experiments.training import train_all
+
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1"
+
+    def copy_model(cfg, out, **kwargs) -> None:
+        shutil.copytree(shipped, out, dirs_exist_ok=True)
+
+    monkeypatch.setattr(train_all, "train", copy_model)
+    parser = argparse.ArgumentParser()
+    train_all.add_arguments(parser)
+    summaries = {}
+    for name, extra in (("raw", []), ("cor", ["--luck-correction"])):
+        out = tmp_path / name
+        args = parser.parse_args(["--quick", "--contracts", "1", "--no-full", "--decks", "2", "--baselines", "random",
+                                  "--workers", "1", "--no-progress", "--no-tensorboard", "--max-turns", "80",
+                                  "--out", str(out), *extra])
+        assert train_all.TrainAllConfig.from_args(args).luck_correction is bool(extra)
+        assert train_all.run(args) == 0
+        summaries[name] = json.loads((out / "tournaments" / "contract1" / "summary.json").read_text())
+    raw, cor = summaries["raw"], summaries["cor"]
+    assert cor["config"]["luck"] == shipped_value().fingerprint and "luck" not in raw["config"]
+    (rp,), (cp,) = raw["pairs"], cor["pairs"]
+    assert {k: v for k, v in cp.items() if not k.startswith("corrected_")} == \
+           {k: v for k, v in rp.items() if not k.startswith("corrected_")}
+    assert rp["corrected_diff"] is None and isinstance(cp["corrected_diff"], float)
+    assert cp["corrected_low"] <= cp["corrected_diff"] <= cp["corrected_high"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--players", "3"],
+    ["--pipeline", "imitate", "--final-tournament", "--players", "2", "3"],
+])
+def test_train_all_luck_correction_without_a_model_is_refused_before_anything_runs(tmp_path: Path, argv) -> None:
+    import argparse
+    import dataclasses
+
+    from experiments.training import train_all
+    from experiments.training.train import TrainError
+
+    parser = argparse.ArgumentParser()
+    train_all.add_arguments(parser)
+    out = tmp_path / "run"
+    config = train_all.TrainAllConfig.from_args(
+        parser.parse_args(["--quick", "--contracts", "1", "--out", str(out), "--luck-correction", *argv]))
+    with pytest.raises(TrainError, match="--luck-correction: .*no model for 3 players"):
+        config.check()
+    assert not out.exists()
+    dataclasses.replace(config, luck_correction=False).check()  # the same options uncorrected pass
+
+
+def test_the_learned_set_final_tournament_is_luck_corrected_on_request(tmp_path: Path) -> None:
+    """``train-all --pipeline ... --final-tournament --luck-correction``: the final
+    tournament of the finished models records the luck and reports corrected pairs."""
+    import shutil
+
+    from experiments.training import learned_set
+    from experiments.training.train_all import TrainAllConfig
+
+    out = tmp_path / "set"
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1"
+    shutil.copytree(shipped, out / "p2" / "contract1" / "imitate")  # a finished imitation model
+    config = TrainAllConfig(out=out, players=(2,), contracts=(1,), decks=1, pipeline="imitate", final_tournament=True,
+                            luck_correction=True, workers=1, progress=False, max_turns=80)
+    (folder,) = learned_set.final_tournament(config, log=lambda m: None)
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["config"]["luck"] == shipped_value().fingerprint
+    assert summary["config"]["agents"][0] == f"im_c1=ppo:{out / 'p2' / 'contract1' / 'imitate' / 'model.zip'}"
+    assert len(summary["pairs"]) == 6 and all(isinstance(p["corrected_diff"], float) for p in summary["pairs"])

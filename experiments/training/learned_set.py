@@ -238,7 +238,9 @@ def final_tournament(args: TrainAllConfig, log: Any = None) -> list[Path]:
     random, every pair at both seats.  3-4 players: per contract, learned agent and
     baseline, one learned agent at a table of that baseline (``ppo_c3 b1 b2 b3``, every
     rotation), so each learned agent meets three heuristics, three greedies, three
-    randoms.  Folders ``OUT/p<P>/final/c<K>[-<agent>-<baseline>]/``.
+    randoms.  Folders ``OUT/p<P>/final/c<K>[-<agent>-<baseline>]/``.  With
+    ``luck_correction`` (``--luck-correction``) the summaries also hold the luck-corrected
+    paired differences.
     """
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
@@ -258,7 +260,7 @@ def final_tournament(args: TrainAllConfig, log: Any = None) -> list[Path]:
                           for lab, m in learned for b in BASELINES]
             for name, agents in tables:
                 tc = TournamentConfig(agents=tuple(agents), players=players, contracts=(k,), decks=args.decks or 100,
-                                      seed=args.final_seed, max_turns=args.max_turns)
+                                      seed=args.final_seed, max_turns=args.max_turns, luck=args.luck)
                 d = out / f"p{players}" / "final" / name
                 say(f"[learned-set] tournament p{players} {name}: {', '.join(agents)}")
                 run_tournament(tc, d, workers=args.workers, progress=args.progress, log=say)

@@ -18,7 +18,9 @@ What it does (every stage resumes: rerun the same command after an interruption)
 2. For each contract K a duplicate tournament (``tournaments/contract<K>``) of
    ``ppo`` (the contract-K model), ``ppo_full`` (the full-game model, which plays every
    contract), ``random``, ``greedy`` and ``heuristic`` on contract K, ``--decks`` decks:
-   every pair of agents at every seat of every deck.
+   every pair of agents at every seat of every deck.  With ``--luck-correction`` each
+   deal also records its luck and the summaries the luck-corrected paired differences
+   (``corrected_*``, as ``carioca tournament --luck-correction``).
 3. Writes ``results.csv`` (mean penalty per deal per contract per agent with 95%
    intervals, and an ``all`` row: the mean of the seven contract means), ``pairs.csv``
    (paired differences of the two PPO agents against each other agent), ``results.md``
@@ -115,6 +117,9 @@ class TrainAllConfig:
     progress: bool = True
     pipeline: str | None = None
     final_tournament: bool = False
+    #: the tournaments also record each deal's luck and report luck-corrected paired
+    #: differences (``--luck-correction``, :mod:`experiments.evaluation.luck`)
+    luck_correction: bool = False
     eval_seed: int = 1
     ship: tuple[str, ...] = ()
     export: Path | None = None
@@ -137,7 +142,8 @@ class TrainAllConfig:
             seed=args.seed, tournament_seed=args.tournament_seed, max_turns=args.max_turns, n_envs=args.n_envs,
             workers=args.workers, backend=getattr(args, "backend", "local"), address=getattr(args, "address", None),
             tensorboard=not args.no_tensorboard, progress=not args.no_progress, pipeline=args.pipeline,
-            final_tournament=bool(args.final_tournament), eval_seed=args.eval_seed, ship=tuple(args.ship),
+            final_tournament=bool(args.final_tournament), luck_correction=bool(args.luck_correction),
+            eval_seed=args.eval_seed, ship=tuple(args.ship),
             export=args.export, command=command_line(shown, "train-all"))
 
     @property
@@ -160,6 +166,8 @@ class TrainAllConfig:
                     raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
             if self.decks is not None and self.decks < 1:
                 raise TrainError(f"--decks must be an integer >= 1, got {self.decks}")
+            if self.final_tournament:
+                self._check_luck(self.players)
             from experiments.training import learned_set
 
             learned_set.check(self)  # every --ship and the folders too, before the first model is trained
@@ -187,6 +195,27 @@ class TrainAllConfig:
             raise TrainError(f"--contracts must be among 1..7, got {list(self.contracts)!r}")
         if not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale) and self.scale > 0):
             raise TrainError(f"--scale must be a number > 0, got {self.scale!r}")
+        self._check_luck(self.players)
+
+    def _check_luck(self, players: tuple[int, ...]) -> None:
+        """Refuse ``--luck-correction`` at a player count or contract the shipped value function has no model for."""
+        if not self.luck_correction:
+            return
+        from experiments.training.imitate.pipeline import luck_problem
+
+        for p in players:
+            problem = luck_problem(p, tuple(self.contracts))
+            if problem:
+                raise TrainError(problem)
+
+    @property
+    def luck(self) -> str | None:
+        """The luck value function's fingerprint the tournaments record (``--luck-correction``), or ``None``."""
+        if not self.luck_correction:
+            return None
+        from experiments.evaluation.luck import shipped_value
+
+        return shipped_value().fingerprint
 
 
 def run_experiment(config: TrainAllConfig, log: Any = None) -> Path:
@@ -215,7 +244,8 @@ def run_experiment(config: TrainAllConfig, log: Any = None) -> Path:
     check_agents(jobs[0][1])  # every run has the same opponents and evaluation agents
     check_agent_specs("--baselines", args.baselines, players, TrainError)
     tournaments = {k: TournamentConfig(agents=tuple(_tournament_agents(dirs, k, args.baselines)), players=players,
-                                       contracts=(k,), decks=decks, seed=config.final_seed, max_turns=args.max_turns)
+                                       contracts=(k,), decks=decks, seed=config.final_seed, max_turns=args.max_turns,
+                                       luck=config.luck)
                    for k in contracts}
     check_writable(out)
     try:
@@ -475,6 +505,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-envs", type=int, default=DEFAULT_N_ENVS,
                         help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
     parser.add_argument("--workers", type=int, default=2, help="tournament processes (default 2)")
+    parser.add_argument("--luck-correction", action="store_true",
+                        help="the tournaments (with --pipeline: --final-tournament) also report the luck-corrected "
+                             "paired differences (carioca tournament --luck-correction; 2 or 4 players)")
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="ray: every training run a Ray task (1 CPU each), then the tournaments on Ray; "
                              "--address or RAY_ADDRESS joins a cluster (default local)")
