@@ -7,6 +7,9 @@ as often as the hand holds it, two copies at most) and per suit and 4-card windo
 positions 1..14 (runs: no joker, or the joker in one of the 4 places).  Openings are
 then the combinations of candidates taken in non-decreasing candidate order, so each
 distinct opening is produced exactly once, whatever order its melds were chosen in.
+Cheap necessary conditions skip most of the work on the many hands that cannot open
+(a rank with too few naturals, a suit with too few ranks, a kind of meld that does not
+fit on its own); a test compares the result with the plain search over every meld held.
 """
 
 from __future__ import annotations
@@ -127,22 +130,31 @@ _TRIO_LOOKUP = _trio_lookup()
 def trio_candidates(counts: Sequence[int]) -> list[Meld]:
     """Every opening trio the hand can lay on its own, in a fixed order (R5)."""
     joker = counts[JOKER] > 0
+    need = 2 if joker else 3  # naturals of one rank a trio needs
     out: list[Meld] = []
-    for rank in range(NUM_RANKS):
-        a, b, c, d = counts[rank], counts[rank + 13], counts[rank + 26], counts[rank + 39]
-        if a + b + c + d < (1 if joker else 2) + 1:
-            continue
-        # a natural held 3+ times is impossible (two packs), so the key needs no capping
-        out.extend(_TRIO_LOOKUP[rank][(a, b, c, d, joker)])
+    # one rank's four suits side by side (card = rank + 13 * suit): zip of slices, not
+    # four indexings a rank; a rank with fewer naturals than a trio needs has none
+    for rank, a, b, c, d in zip(range(NUM_RANKS), counts[0:13], counts[13:26], counts[26:39], counts[39:52]):
+        if a + b + c + d >= need:
+            # a natural held 3+ times is impossible (two packs), so the key needs no capping
+            out.extend(_TRIO_LOOKUP[rank][(a, b, c, d, joker)])
     return out
 
 
 def run_candidates(counts: Sequence[int]) -> list[Meld]:
     """Every opening run the hand can lay on its own, in a fixed order (R4, R5)."""
+    if not isinstance(counts, (list, tuple)):
+        counts = list(counts)  # the suits' slices need list.count (a numpy array has none)
     joker = counts[JOKER] > 0
+    # a window of 4 positions holds at most one ace (positions 1 and 14 are 13 apart), so
+    # a run needs 4 distinct ranks of its suit, or 3 with the joker: a suit with more
+    # absent ranks than that allows has none (list.count, not a walk over the positions)
+    most_absent = NUM_RANKS - (RUN_SIZE - 1 if joker else RUN_SIZE)
     out: list[Meld] = []
     for suit in range(NUM_SUITS):
-        out.extend(_suit_runs(suit, tuple(counts[suit * NUM_RANKS:(suit + 1) * NUM_RANKS]), joker))
+        held = counts[suit * NUM_RANKS:(suit + 1) * NUM_RANKS]
+        if held.count(0) <= most_absent:
+            out.extend(_suit_runs(suit, tuple(held), joker))
     return out
 
 
@@ -186,6 +198,21 @@ def _give(counts: list[int], meld: Meld) -> None:
         counts[c] += 1
 
 
+def _layable(work: list[int], cands: Sequence[Meld], need: int, start: int) -> bool:
+    """Whether ``need`` of ``cands`` (from index ``start`` on, repeats allowed) fit in
+    ``work`` together; ``work`` is left as it was."""
+    if need == 0:
+        return True
+    for i in range(start, len(cands)):
+        meld = cands[i]
+        if _take(work, meld):
+            fits = _layable(work, cands, need - 1, i)
+            _give(work, meld)
+            if fits:
+                return True
+    return False
+
+
 def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Meld, ...]]:
     """All distinct openings of ``contract`` the hand can lay, each exactly once.
 
@@ -196,13 +223,21 @@ def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[
     hand_size = sum(counts)
     if hand_size - contract.cards < 1:
         return []
-    work = list(counts)
-    trios = trio_candidates(work) if contract.trios else []
-    if len(trios) < (1 if contract.trios else 0):
-        return []
-    runs = run_candidates(work) if contract.runs else []
+    # runs first: a hand holds a run less often than a trio, so most hands stop here
+    runs = run_candidates(counts) if contract.runs else []
     if contract.runs and not runs:
         return []
+    trios = trio_candidates(counts) if contract.trios else []
+    if contract.trios and not trios:
+        return []
+    work = list(counts)
+    if contract.trios and contract.runs:
+        # necessary conditions, cheap beside the search over trios x runs: an opening's
+        # trios alone fit in the hand, and so do its runs (each check stops at a first fit)
+        if contract.trios > 1 and not _layable(work, trios, contract.trios, 0):
+            return []
+        if contract.runs > 1 and not _layable(work, runs, contract.runs, 0):
+            return []
     out: list[tuple[Meld, ...]] = []
     chosen: list[Meld] = []
     plan = [(trios, contract.trios), (runs, contract.runs)]

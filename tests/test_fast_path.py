@@ -335,3 +335,111 @@ def test_cached_action_moves_equal_the_decoded_ones(n: int) -> None:
     for bad in (-1, table.size):
         with pytest.raises(ValueError, match="outside the action space"):
             table.to_move(bad, 0)
+
+
+# ---------------------------------------------------- the opening enumeration's shortcuts
+
+from collections import Counter  # noqa: E402
+from itertools import combinations_with_replacement  # noqa: E402
+
+from carioca_env import CONTRACTS, JOKER, enumerate_openings  # noqa: E402
+from carioca_env.openings import _RUNS, _TRIOS, run_candidates, trio_candidates  # noqa: E402
+
+
+def _holds(counts, melds) -> bool:
+    need = Counter(c for m in melds for c in m.cards)
+    return all(counts[c] >= k for c, k in need.items())
+
+
+def _reference_candidates(counts):
+    """Every trio and run of the full tables whose cards the hand holds, in table order
+    (no shortcut: each meld checked card by card)."""
+    trios = [meld for rank in _TRIOS for _needs, meld, _joker in rank if _holds(counts, [meld])]
+    runs = [m for suit in _RUNS for _lo, plain, with_joker in suit for m in (plain, *with_joker) if _holds(counts, [m])]
+    return trios, runs
+
+
+def _reference_openings(counts, contract):
+    """Every multiset of the contract's trios and runs the hand holds, keeping a card
+    (R10): all combinations of the reference candidates, in the enumeration's order."""
+    if sum(counts) - contract.cards < 1:
+        return []
+    trios, runs = _reference_candidates(counts)
+    return [tuple(sorted(t + r))
+            for t in combinations_with_replacement(trios, contract.trios)
+            for r in combinations_with_replacement(runs, contract.runs)
+            if _holds(counts, t + r)]
+
+
+def _position_card(suit: int, p: int) -> int:
+    return suit * 13 + (p if p < 14 else 1) - 1
+
+
+@st.composite
+def _hands(draw):
+    """Hands of 8-14 cards (2 copies of a natural, 4 jokers at most), often built around
+    melds of some contract's shape so that near misses and openings are common."""
+    cards: list[int] = []
+    for _ in range(draw(st.integers(0, 3))):  # trios
+        r = draw(st.integers(0, 12))
+        cards += [draw(st.integers(0, 3)) * 13 + r for _ in range(draw(st.integers(2, 3)))]
+    for _ in range(draw(st.integers(0, 3))):  # runs, some with a gap
+        s, lo = draw(st.integers(0, 3)), draw(st.integers(1, 11))
+        cards += [_position_card(s, p) for p in range(lo, lo + 4) if draw(st.integers(0, 5))]
+    cards += [JOKER] * draw(st.integers(0, 2))
+    cards += draw(st.lists(st.integers(0, JOKER), max_size=14))
+    size = draw(st.integers(8, 14))
+    counts = [0] * (JOKER + 1)
+    for c in cards:
+        if counts[c] < (4 if c == JOKER else 2) and sum(counts) < size:
+            counts[c] += 1
+    return counts
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(counts=_hands(), deal=st.integers(1, 7))
+def test_opening_enumeration_equals_the_plain_search(counts: list[int], deal: int) -> None:
+    """The candidates' shortcuts (ranks with too few naturals, suits with too few ranks)
+    and the enumeration's early exits (runs first, each kind alone must fit) drop no
+    opening and change no order: the result equals the search over every combination of
+    every meld the hand holds."""
+    contract = CONTRACTS[deal]
+    trios, runs = _reference_candidates(counts)
+    for seq in (counts, tuple(counts), np.array(counts)):
+        assert trio_candidates(seq) == trios
+        assert run_candidates(seq) == runs
+    assert enumerate_openings(counts, contract) == _reference_openings(counts, contract)
+
+
+def test_opening_enumeration_equals_the_plain_search_on_planted_hands() -> None:
+    """The same comparison on hands planted with each contract's melds (a card of them
+    left out or a joker in sometimes), so that every contract is opened many times and
+    missed narrowly many times (candidates of each kind it asks for, no opening)."""
+    rng = random.Random(7)
+    opened: Counter = Counter()
+    near: Counter = Counter()
+    for _ in range(3000):
+        counts = [0] * (JOKER + 1)
+        deal = rng.randint(1, 7)
+        contract = CONTRACTS[deal]
+        for _ in range(contract.trios):
+            r = rng.randrange(13)
+            for _ in range(3):
+                c = rng.choice((rng.randrange(4) * 13 + r, JOKER))
+                counts[c] = min(counts[c] + 1, 4 if c == JOKER else 2)
+        for _ in range(contract.runs):
+            s, lo = rng.randrange(4), rng.randrange(1, 12)
+            for p in range(lo, lo + 4):
+                if rng.random() < 0.9:
+                    c = _position_card(s, p)
+                    counts[c] = min(counts[c] + 1, 2)
+        while sum(counts) < contract.hand_size + 1:
+            c = rng.randrange(JOKER + 1)
+            counts[c] = min(counts[c] + 1, 4 if c == JOKER else 2)
+        got = enumerate_openings(counts, contract)
+        assert got == _reference_openings(counts, contract)
+        trios, runs = _reference_candidates(counts)
+        opened[deal] += bool(got)
+        near[deal] += not got and bool(trios or not contract.trios) and bool(runs or not contract.runs)
+    assert all(opened[d] >= 20 for d in range(1, 8)), opened
+    assert all(near[d] >= 5 for d in range(1, 8)), near
