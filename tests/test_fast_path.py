@@ -443,3 +443,50 @@ def test_opening_enumeration_equals_the_plain_search_on_planted_hands() -> None:
         near[deal] += not got and bool(trios or not contract.trios) and bool(runs or not contract.runs)
     assert all(opened[d] >= 20 for d in range(1, 8)), opened
     assert all(near[d] >= 5 for d in range(1, 8)), near
+
+
+# ------------------------------------------------------- the order enforcing wrapper's step
+
+import logging  # noqa: E402
+
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper  # noqa: E402
+
+from carioca_env import carioca_v0  # noqa: E402
+from carioca_env.env import raw_env  # noqa: E402
+
+
+def _outcome(call, caplog):
+    """What a call did: its error (type and message) and what it logged (PettingZoo's
+    warnings go through its logger), in comparable form."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        try:
+            call()
+            error = None
+        except Exception as exc:  # noqa: BLE001 - compared, not handled
+            error = (type(exc), str(exc))
+    return error, [(r.levelno, r.getMessage()) for r in caplog.records]
+
+
+def test_wrapper_step_does_what_pettingzoos_order_enforcing_step_does(caplog) -> None:
+    """carioca_v0's wrapper answers step() itself (no __getattr__ chain); before reset, in
+    play and after every agent is done it raises, plays and warns as PettingZoo's does."""
+    ours, theirs = carioca_v0.env(num_players=2, deals=(1,)), OrderEnforcingWrapper(raw_env(num_players=2, deals=(1,)))
+    assert type(ours).step is not OrderEnforcingWrapper.step
+    assert _outcome(lambda: ours.step(0), caplog) == _outcome(lambda: theirs.step(0), caplog)
+    assert _outcome(lambda: ours.step(0), caplog)[0] is not None  # refused before reset
+    rng = np.random.default_rng(3)
+    for env in (ours, theirs):
+        env.reset(seed=11)
+    steps = 0
+    while ours.agents:
+        obs, _r, term, trunc, _info = ours.last()
+        other = theirs.last()
+        assert np.array_equal(obs["action_mask"], other[0]["action_mask"]) and (term, trunc) == other[2:4]
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        assert _outcome(lambda: ours.step(action), caplog) == _outcome(lambda: theirs.step(action), caplog)
+        steps += 1
+    assert not theirs.agents and steps > 10
+    assert ours._has_updated and theirs._has_updated
+    after = _outcome(lambda: ours.step(0), caplog)
+    assert after == _outcome(lambda: theirs.step(0), caplog) and after[1]  # the warning after the end
