@@ -41,6 +41,8 @@ REFUSED = [
      "experiments.training.train.loop:make_vec_env"),
     ("train --out {run} --overwrite --steps 64 --eval-opponents bogus", ["--eval-opponents", "bogus"],
      "experiments.training.train.loop:make_vec_env"),
+    ("train --out {run} --overwrite --steps 64 --players 3 --luck-correction",
+     ["--luck-correction", "no model for 3 players"], "experiments.training.train.loop:make_vec_env"),
     ("train-all --quick --out {run} --baselines bogus", ["--baselines", "bogus"], "experiments.training.train_all:train"),
     ("train-all --quick --out {run} --opponents bogus", ["--opponents", "bogus"], "experiments.training.train_all:train"),
     ("train-all --quick --out {run} --baselines ppo:contract1-p4", ["--baselines", "made for 4 players"],

@@ -87,6 +87,22 @@ class PairStats:
         """Whether the head-to-head 95% interval excludes 0."""
         return not math.isnan(self.h2h_half) and (self.h2h_low > 0 or self.h2h_high < 0)
 
+    def seen_from(self, agent: str) -> PairStats:
+        """The same pair as ``agent`` minus the other (``agent`` becomes ``agent_x``): every
+        difference changes sign and every interval's ends swap when ``agent`` is ``agent_y``.
+
+        Raises:
+            ValueError: ``agent`` is neither of the pair.
+        """
+        if agent == self.agent_x:
+            return self
+        if agent != self.agent_y:
+            raise ValueError(f"{agent!r} is not in the pair {self.agent_x!r} - {self.agent_y!r}")
+        return PairStats(self.contract, self.agent_y, self.agent_x, self.decks, -self.mean_diff, -self.ci_high,
+                         -self.ci_low, self.ci_half, self.h2h_decks, -self.h2h_diff, -self.h2h_high, -self.h2h_low,
+                         self.h2h_half, -self.corrected_diff, -self.corrected_high, -self.corrected_low,
+                         self.corrected_half)
+
 
 #: A rating row (the batch Bradley-Terry fit of :mod:`experiments.evaluation.ratings`).
 RatingStats = Rating
@@ -120,6 +136,20 @@ class Summary:
             if row.agent == agent and row.contract == str(contract):
                 return row
         raise KeyError(f"no row for agent {agent!r} on contract {contract!r}")
+
+    def pair(self, agent: str, other: str, contract: int | str = "all") -> PairStats:
+        """The paired difference ``agent - other`` on one contract (``"all"``: all contracts
+        played), whichever order the two are stored in (:meth:`PairStats.seen_from`).
+
+        Raises:
+            KeyError: the tournament has no such pair on that contract.
+        """
+        if contract == "all" and len(self.config.contracts) == 1:
+            contract = self.config.contracts[0]  # one contract: no separate "all" rows
+        for p in self.pairs:
+            if p.contract == str(contract) and {p.agent_x, p.agent_y} == {agent, other}:
+                return p.seen_from(agent)
+        raise KeyError(f"no pair {agent} - {other} on contract {contract}")
 
     def mean_penalty(self, agent: str, contract: int | str = "all") -> float:
         """Mean penalty per deal of ``agent`` (lower is better)."""

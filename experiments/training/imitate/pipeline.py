@@ -123,18 +123,14 @@ def strength_against(model_path: Path, opponent: str, players: int, contracts: t
                           luck=shipped_value().fingerprint if luck else None)
     summary = run_tournament(tc, out, workers=workers, progress=False, overwrite=True, write_summary=True,
                              log=lambda m: None)
-    group = "all" if len(contracts) > 1 else str(contracts[0])
-    me, them = summary.agent("imitated", group), summary.agent("teacher", group)
-    pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"imitated", "teacher"})
-    sign = 1.0 if pair.agent_x == "imitated" else -1.0
-    lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
+    me, them = summary.agent("imitated"), summary.agent("teacher")
+    pair = summary.pair("imitated", "teacher")
     result = {"opponent": opponent, "contracts": list(contracts), "decks": decks, "tournament_seed": seed,
               "deals": summary.deals_played, "imitated_mean": me.mean_penalty, "teacher_mean": them.mean_penalty,
-              "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi}
+              "diff_mean": pair.mean_diff, "diff_ci_low": pair.ci_low, "diff_ci_high": pair.ci_high}
     if luck:
-        clo, chi = sorted((sign * pair.corrected_low, sign * pair.corrected_high))
-        result.update({"luck": tc.luck, "corrected_diff_mean": sign * pair.corrected_diff,
-                       "corrected_ci_low": clo, "corrected_ci_high": chi})
+        result.update({"luck": tc.luck, "corrected_diff_mean": pair.corrected_diff,
+                       "corrected_ci_low": pair.corrected_low, "corrected_ci_high": pair.corrected_high})
     return result
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from experiments.training.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
+from experiments.training.train.evaluation import has_corrected
 from experiments.training.train.loop import TrainResult, train
 from experiments.training.train.settings import TRAIN_SETTINGS, parse_settings
 
@@ -45,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="evaluation opponents (default random greedy)")
     e.add_argument("--eval-seed", type=int, default=1, help="tournament seed of the evaluations (default 1)")
     e.add_argument("--eval-max-turns", type=int, help="truncation of evaluation deals (default: max_turns)")
+    e.add_argument("--luck-correction", action="store_true",
+                   help="the evaluations also report the luck-corrected difference (carioca tournament "
+                        "--luck-correction; 2 or 4 players); a resumed run keeps the value function it recorded")
     r = parser.add_argument_group("running")
     r.add_argument("--out", type=Path, help="run folder (default runs/contract<K>-p<players>-s<seed>)")
     r.add_argument("--vec", choices=("auto", "dummy", "subproc"), default=DEFAULT_VEC,
@@ -89,6 +93,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         eval_seed=args.eval_seed, eval_max_turns=args.eval_max_turns, checkpoint_every=args.checkpoint_every,
         snapshot_every=args.snapshot_every, pool_size=args.pool_size, self_play_prob=args.self_play_prob,
         tensorboard=not args.no_tensorboard, clean=args.clean, command=command_line(args), init=args.init,
+        luck_correction=bool(args.luck_correction),
     )
 
 
@@ -105,7 +110,13 @@ def print_result(result: TrainResult) -> None:
               f"{format_interval(r['learner_ci_low'], r['learner_ci_high'], n)}"
               f"  opponent {r['opponent_mean']:6.1f}  diff {r['diff_mean']:+6.1f} "
               f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], n, signed=True)}"
-              f"  ({r['decks']} decks, contracts {r['contracts']})")
+              + (f"  luck-corrected {r['corrected_diff_mean']:+6.1f} "
+                 f"{format_interval(r['corrected_diff_ci_low'], r['corrected_diff_ci_high'], n, signed=True)}"
+                 if has_corrected(r) else "")
+              + f"  ({r['decks']} decks, contracts {r['contracts']})")
+    luck = next((r["luck"] for r in result.eval_rows if r.get("luck")), None)
+    if luck:
+        print(f"  (luck-corrected with the value function {luck})")
     print(f"model: {result.model_path} (+ {result.model_path.with_suffix('.json').name}); "
           f"learning curve: {result.out / 'eval.csv'}")
 

@@ -62,6 +62,10 @@ class TrainConfig:
         init: a model (``ppo`` spec argument: a path or a shipped name) whose weights
             start the run (``carioca train --init``, e.g. an imitation model); its
             network shape must be the run's ``net_arch``.
+        luck_correction: the evaluations also report the luck-corrected paired
+            difference (``--luck-correction``, :mod:`experiments.evaluation.luck`): a new
+            run uses the newest shipped value function and records its fingerprint in
+            ``run.json``; a resumed run keeps the recorded one.
     """
 
     contract: int | str = 1
@@ -86,6 +90,7 @@ class TrainConfig:
     clean: bool = False
     command: str = ""
     init: str | None = None
+    luck_correction: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "contract", parse_contract(self.contract))
@@ -117,6 +122,8 @@ class TrainConfig:
             bad = [x for x in specs if not isinstance(x, str) or not x]
             if bad:
                 raise TrainError(f"{name}: every entry must be an agent spec string, got {_excerpt(bad[0])}")
+        if not isinstance(self.luck_correction, bool):
+            raise TrainError(f"luck_correction must be True or False, got {_excerpt(self.luck_correction)}")
         if self.init is not None and not isinstance(self.init, str):
             raise TrainError(f"--init must be a model path or ppo name, got {_excerpt(self.init)}")
         settings = dict(self.settings)

@@ -19,6 +19,9 @@ EVAL_COLUMNS = (
     "opponent_mean", "opponent_ci_low", "opponent_ci_high",
     "diff_mean", "diff_ci_low", "diff_ci_high",
     "learner_open_rate", "learner_win_rate", "truncated", "wall_time_s",
+    # with --luck-correction: the same paired difference with each penalty minus the luck
+    # of its stock draws, and the value function's fingerprint (blank without it)
+    "corrected_diff_mean", "corrected_diff_ci_low", "corrected_diff_ci_high", "luck",
 )
 
 
@@ -28,34 +31,40 @@ def _label(spec: str) -> str:
 
 
 def evaluate(model_path: str | Path, config: TrainConfig, steps: int, workdir: str | Path,
-             wall_time: float = 0.0) -> list[dict[str, Any]]:
-    """Duplicate tournaments of ``ppo:model_path`` against each evaluation opponent (one row each)."""
+             wall_time: float = 0.0, luck: str | None = None) -> list[dict[str, Any]]:
+    """Duplicate tournaments of ``ppo:model_path`` against each evaluation opponent (one row each).
+
+    With ``luck`` (a luck value function's fingerprint, ``--luck-correction``) each
+    tournament also records every deal's luck, and each row holds the luck-corrected
+    difference and interval (``corrected_diff_*``) and the fingerprint (``luck``).
+    """
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     rows = []
     max_turns = config.eval_max_turns or config.merged_settings["max_turns"]
     contracts = config.eval_contracts
-    group = "all" if len(contracts) > 1 else str(contracts[0])
     for opp in config.eval_opponents:
         lab = _label(opp)
         tc = TournamentConfig(agents=(f"learner=ppo:{model_path}", f"{lab}={opp}"), players=config.players,
                               contracts=contracts, decks=config.eval_decks, seed=config.eval_seed,
-                              max_turns=max_turns)
+                              max_turns=max_turns, luck=luck)
         summary = run_tournament(tc, Path(workdir) / f"vs-{lab}", workers=1, progress=False, overwrite=True,
                                  write_summary=False, log=lambda m: None)
-        me, them = summary.agent("learner", group), summary.agent(lab, group)
-        pair = next(p for p in summary.pairs if p.contract == group and {p.agent_x, p.agent_y} == {"learner", lab})
-        sign = 1.0 if pair.agent_x == "learner" else -1.0
-        lo, hi = sorted((sign * pair.ci_low, sign * pair.ci_high))
-        rows.append({
+        me, them = summary.agent("learner"), summary.agent(lab)
+        pair = summary.pair("learner", lab)
+        row = {
             "steps": steps, "opponent": opp, "contracts": " ".join(map(str, contracts)),
             "decks": config.eval_decks, "deals": summary.deals_played,
             "learner_mean": me.mean_penalty, "learner_ci_low": me.ci_low, "learner_ci_high": me.ci_high,
             "opponent_mean": them.mean_penalty, "opponent_ci_low": them.ci_low, "opponent_ci_high": them.ci_high,
-            "diff_mean": sign * pair.mean_diff, "diff_ci_low": lo, "diff_ci_high": hi,
+            "diff_mean": pair.mean_diff, "diff_ci_low": pair.ci_low, "diff_ci_high": pair.ci_high,
             "learner_open_rate": me.open_rate, "learner_win_rate": me.win_rate,
             "truncated": summary.truncated, "wall_time_s": round(wall_time, 1),
-        })
+        }
+        if luck is not None:
+            row.update(corrected_diff_mean=pair.corrected_diff, corrected_diff_ci_low=pair.corrected_low,
+                       corrected_diff_ci_high=pair.corrected_high, luck=luck)
+        rows.append(row)
     return rows
 
 
@@ -71,6 +80,8 @@ def read_eval_csv(path: str | Path) -> list[dict[str, Any]]:
             for k, v in r.items():
                 if k in ("opponent", "contracts"):
                     row[k] = v
+                elif k == "luck":  # blank: the evaluation was not luck-corrected
+                    row[k] = v or None
                 elif k in ("steps", "decks", "deals", "truncated"):
                     row[k] = int(float(v)) if v not in ("", None) else 0
                 else:
@@ -85,4 +96,13 @@ def write_eval_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def _eval_text(rows: Sequence[dict[str, Any]]) -> str:
-    return " ".join(f"{_label(r['opponent'])}:{r['learner_mean']:.1f}/{r['opponent_mean']:.1f}" for r in rows)
+    """The progress bar's evaluation: learner/opponent mean per opponent, and the
+    luck-corrected difference when there is one."""
+    return " ".join(f"{_label(r['opponent'])}:{r['learner_mean']:.1f}/{r['opponent_mean']:.1f}"
+                    + (f" (corrected {r['corrected_diff_mean']:+.1f})" if has_corrected(r) else "") for r in rows)
+
+
+def has_corrected(row: dict[str, Any]) -> bool:
+    """Whether an evaluation row holds a luck-corrected difference (``--luck-correction``)."""
+    x = row.get("corrected_diff_mean")
+    return isinstance(x, float) and not math.isnan(x)

@@ -17,7 +17,14 @@ from experiments.common.files import write_file
 from experiments.training.train.config import TrainConfig
 from experiments.training.train.environments import make_vec_env
 from experiments.training.train.errors import TrainError
-from experiments.training.train.evaluation import _eval_text, _label, evaluate, read_eval_csv, write_eval_csv
+from experiments.training.train.evaluation import (
+    _eval_text,
+    _label,
+    evaluate,
+    has_corrected,
+    read_eval_csv,
+    write_eval_csv,
+)
 from experiments.training.train.files import (
     _steps_of,
     check_writable,
@@ -95,6 +102,8 @@ def _make_callback(config: TrainConfig, out: Path, state: dict[str, Any], progre
                 lab = _label(r["opponent"])
                 for k in ("learner_mean", "opponent_mean", "diff_mean", "learner_open_rate", "learner_win_rate"):
                     self.logger.record(f"eval/{lab}/{k}", r[k])
+                if has_corrected(r):
+                    self.logger.record(f"eval/{lab}/corrected_diff_mean", r["corrected_diff_mean"])
             self.bar.set_postfix_str(f"eval {state['eval_text']}", refresh=True)
 
         def _on_training_end(self) -> None:
@@ -108,7 +117,7 @@ def run_evaluation(model: Any, config: TrainConfig, out: Path, state: dict[str, 
     n = model.num_timesteps
     path = out / "eval" / "current.zip"
     save_model(model, path, state["card"](n), slim=True)
-    rows = evaluate(path, config, n, out / "eval", wall_time=state["wall"]())
+    rows = evaluate(path, config, n, out / "eval", wall_time=state["wall"](), luck=state.get("luck"))
     state["eval_rows"] = [r for r in state["eval_rows"] if r["steps"] != n] + rows
     write_eval_csv(out / "eval.csv", state["eval_rows"])
     state["eval_text"] = _eval_text(rows)
@@ -151,6 +160,62 @@ def check_agents(config: TrainConfig) -> None:
         check_agent_specs(option, specs, config.players, TrainError)
 
 
+def eval_luck(config: TrainConfig, recorded: dict[str, Any] | None) -> str | None:
+    """The fingerprint of the luck value function that corrects the run's evaluations
+    (``None`` without ``luck_correction``): the one the run's ``run.json`` records
+    (``recorded``: its config) when it records one, so that a resumed run's learning
+    curve never mixes value functions when a newer one has shipped meanwhile, else the
+    newest shipped one.
+
+    Raises:
+        TrainError: that value function has no model for the run's player count or
+            contracts (3 players), or the recorded one is not shipped with this version.
+    """
+    if not config.luck_correction:
+        return None
+    from experiments.evaluation.luck import ValueFileError, shipped_value, value_by_fingerprint
+
+    fingerprint = (recorded or {}).get("eval_luck")
+    try:
+        value = value_by_fingerprint(fingerprint) if fingerprint else shipped_value()
+        for contract in config.eval_contracts:
+            value.model(config.players, contract)
+    except ValueFileError as exc:
+        raise TrainError(f"--luck-correction: {exc}") from None
+    return value.fingerprint
+
+
+def _recorded_run(run_file: Path) -> dict[str, Any] | None:
+    """The config a run folder's ``run.json`` records (``None``: a new run).
+
+    Raises:
+        TrainError: the file is unreadable.
+    """
+    if not run_file.exists():
+        return None
+    try:
+        old = json.loads(run_file.read_text())["config"]
+        if not isinstance(old, dict):
+            raise TypeError("its config is not an object")
+        return old
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TrainError(f"{run_file} is unreadable ({exc}); move it away or pass --overwrite") from None
+
+
+def _differences(old: dict[str, Any], defining: dict[str, Any]) -> list[str]:
+    """What differs between a run folder's recorded config and this command's."""
+    diffs = [f"{k}: the folder has {old.get(k)!r}, this command has {v!r}"
+             for k, v in defining.items() if k != "eval_luck" and old.get(k) != v]
+    was, now = old.get("eval_luck"), defining.get("eval_luck")
+    if was != now:
+        def said(x: Any) -> str:
+            return f"luck-corrected with the value function {x}" if x else "not luck-corrected"
+
+        diffs.append(f"--luck-correction: the folder's evaluations are {said(was)}, this command's would be "
+                     f"{said(now)} (one learning curve cannot mix them)")
+    return diffs
+
+
 def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite: bool = False,
           log: Callable[[str], None] | None = None) -> TrainResult:
     """Train (or resume) a run into ``out``; see :mod:`experiments.training.train`.
@@ -177,6 +242,9 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
     from agents.ppo_agent import model_card
 
     check_agents(config)  # everything is checked before anything is written
+    run_file = out / "run.json"
+    recorded = None if overwrite else _recorded_run(run_file)
+    luck = eval_luck(config, recorded)
     init_model = load_init(config)
     check_writable(out)
     if overwrite:
@@ -186,14 +254,11 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TrainError(f"--out {out}: cannot create the folder ({exc.strerror or exc}); choose another --out") from None
-    run_file = out / "run.json"
     defining = config.defining()
-    if run_file.exists():
-        try:
-            old = json.loads(run_file.read_text())["config"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TrainError(f"{run_file} is unreadable ({exc}); move it away or pass --overwrite") from None
-        diffs = [f"{k}: the folder has {old.get(k)!r}, this command has {v!r}" for k, v in defining.items() if old.get(k) != v]
+    if luck is not None:
+        defining["eval_luck"] = luck
+    if recorded is not None:
+        diffs = _differences(recorded, defining)
         if diffs:
             raise TrainError(
                 f"{out} holds another training run:\n  " + "\n  ".join(diffs)
@@ -235,7 +300,7 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
         else:
             model = make_model(venv, config, tb, init_model)
         start = time.monotonic()
-        state: dict[str, Any] = {"eval_rows": eval_rows}
+        state: dict[str, Any] = {"eval_rows": eval_rows, "luck": luck}
         state["wall"] = lambda: base_wall + time.monotonic() - start
 
         def card(n: int) -> dict[str, Any]:
@@ -273,7 +338,7 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
             evaluation={"opponents": list(config.eval_opponents), "decks": config.eval_decks,
                         "seed": config.eval_seed, "contracts": list(config.eval_contracts),
                         "max_turns": config.eval_max_turns or config.merged_settings["max_turns"],
-                        "results": last},
+                        "luck": luck, "results": last},
             learning_curve="eval.csv",
             resumed_from=resumed_from,
         )
