@@ -139,3 +139,20 @@ def test_the_train_command_prints_and_records_the_corrected_difference(tmp_path:
     assert f"luck-corrected with the value function {shipped_value().fingerprint}" in text
     card = json.loads((out / "model.json").read_text())
     assert "--luck-correction" in card["command"] and card["evaluation"]["luck"] == shipped_value().fingerprint
+
+
+def test_a_pair_read_from_either_side() -> None:
+    """``PairStats.seen_from``: y's side negates every difference and swaps every
+    interval's ends; read back from x's side it is the pair itself."""
+    from experiments.evaluation.tournament import PairStats
+
+    p = PairStats("1", "a", "b", 10, -2.0, -5.0, 1.0, 3.0, 8, -1.0, -4.0, 2.0, 3.0, -1.5, -3.5, 0.5, 2.0)
+    q = p.seen_from("b")
+    assert (q.agent_x, q.agent_y, q.decks, q.h2h_decks) == ("b", "a", 10, 8)
+    assert (q.mean_diff, q.ci_low, q.ci_high, q.ci_half) == (2.0, -1.0, 5.0, 3.0)
+    assert (q.h2h_diff, q.h2h_low, q.h2h_high) == (1.0, -2.0, 4.0)
+    assert (q.corrected_diff, q.corrected_low, q.corrected_high, q.corrected_half) == (1.5, -0.5, 3.5, 2.0)
+    assert q.seen_from("a") == p and p.seen_from("a") is p
+    assert q.corrected_significant is p.corrected_significant and q.significant is p.significant
+    with pytest.raises(ValueError, match="'c' is not in the pair"):
+        p.seen_from("c")
