@@ -7,9 +7,12 @@ as often as the hand holds it, two copies at most) and per suit and 4-card windo
 positions 1..14 (runs: no joker, or the joker in one of the 4 places).  Openings are
 then the combinations of candidates taken in non-decreasing candidate order, so each
 distinct opening is produced exactly once, whatever order its melds were chosen in.
-Cheap necessary conditions skip most of the work on the many hands that cannot open
-(a rank with too few naturals, a suit with too few ranks, a kind of meld that does not
-fit on its own); a test compares the result with the plain search over every meld held.
+Cheap necessary conditions skip most of the work on the many hands that cannot open:
+upper bounds on the runs and the trios a hand could lay together, from its counts as
+bytes, before any candidate is built (:func:`most_runs`, :func:`most_trios`); then a rank
+with too few naturals, a suit with too few ranks, a kind of meld that does not fit on its
+own.  Tests compare :func:`enumerate_openings` with :func:`search_openings` (the search
+without the bounds) and both with the plain search over every meld held.
 """
 
 from __future__ import annotations
@@ -213,12 +216,116 @@ def _layable(work: list[int], cands: Sequence[Meld], need: int, start: int) -> b
     return False
 
 
+#: byte translation tables of the bounds below, indexed by a count 0..255
+_PRESENT = bytes(min(k, 1) for k in range(256))
+_THIRD = bytes(k // 3 for k in range(256))
+_TWO_LEFT = bytes(int(k % 3 == 2) for k in range(256))
+#: the most copies of a card the bounds take (4 suits' counts of a rank summed in one
+#: byte); a hand holds 2 of a natural at most (R1), so only a malformed one exceeds it
+_MOST_COPIES = 63
+_FEW_COPIES = bytes(range(_MOST_COPIES + 1))
+#: a suit's ranks held (13 bytes 0/1, ace first) -> 2 when 4 consecutive positions are
+#: held, 1 when only 3 of some window are (each run there needs a joker), 0 when no run
+#: is possible; at most 2**13 keys, filled as they come
+_SUIT_SHAPE: dict[bytes, int] = {}
+
+
+def _suit_shape(present: bytes) -> int:
+    bits = 0
+    for p in range(LOW_ACE, HIGH_ACE + 1):
+        if present[(p - 1) % NUM_RANKS]:  # positions 1 and 14 are both the ace
+            bits |= 1 << p
+    shape = 0
+    for lo in range(LOW_ACE, HIGH_ACE - RUN_SIZE + 2):
+        held = ((bits >> lo) & _FULL).bit_count()
+        if held == RUN_SIZE:
+            return 2
+        if held == RUN_SIZE - 1:
+            shape = 1
+    return shape
+
+
+def most_runs(held: bytes) -> int:
+    """An upper bound on how many opening runs of a hand fit in it together.
+
+    ``held`` is the hand's 53 counts as bytes.  A run takes 3 or 4 naturals of one suit
+    on a window of 4 positions and at most one joker (R4, R5): a suit with no window
+    holding 3 of its positions has none; one with no window holding all 4 has only runs
+    with a joker, as many as the jokers at most; and no suit has more runs than a third
+    of its naturals.
+    """
+    present = held.translate(_PRESENT)
+    free = with_joker = 0
+    for lo in (0, 13, 26, 39):
+        key = present[lo:lo + NUM_RANKS]
+        shape = _SUIT_SHAPE.get(key)
+        if shape is None:
+            shape = _SUIT_SHAPE[key] = _suit_shape(key)
+        if shape:
+            most = sum(held[lo:lo + NUM_RANKS]) // (RUN_SIZE - 1)
+            if shape == 2:
+                free += most
+            else:
+                with_joker += most
+    return free + min(held[JOKER], with_joker)
+
+
+def most_trios(held: bytes) -> int:
+    """An upper bound on how many opening trios of a hand fit in it together.
+
+    ``held`` is the hand's 53 counts as bytes (naturals at most :data:`_MOST_COPIES`).
+    ``t`` trios of one rank need ``2t`` naturals and ``3t`` cards with at most ``t``
+    jokers (R5), so ``n`` naturals make ``n // 3`` alone; a joker adds one more to a
+    rank holding ``n % 3 == 2`` naturals, and any further trio takes at least two jokers.
+    """
+    # the four suits' counts of each rank summed byte by byte in one integer addition
+    # (no carry: a byte's sum is 4 * 63 at most)
+    per_rank = (
+        int.from_bytes(held[0:13], "little") + int.from_bytes(held[13:26], "little")
+        + int.from_bytes(held[26:39], "little") + int.from_bytes(held[39:52], "little")
+    ).to_bytes(NUM_RANKS, "little")
+    alone = sum(per_rank.translate(_THIRD))
+    cheap = sum(per_rank.translate(_TWO_LEFT))
+    jokers = held[JOKER]
+    if jokers <= cheap:
+        return alone + jokers
+    return alone + cheap + (jokers - cheap) // 2
+
+
 def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Meld, ...]]:
     """All distinct openings of ``contract`` the hand can lay, each exactly once.
 
     Each opening is a tuple of melds, trios first, in canonical order (the order of
     :class:`~carioca_env.moves.Move`'s ``melds``).  An opening must leave at least one
     card in hand (R10).
+
+    Most hands cannot open: upper bounds on the runs and on the trios the hand could lay
+    (:func:`most_runs`, :func:`most_trios`, a few C-level byte operations) turn those
+    away before the search (:func:`search_openings`), which is the same list otherwise.
+    """
+    if sum(counts) - contract.cards < 1:
+        return []
+    if contract.runs or contract.trios:
+        try:
+            held = bytes(counts if isinstance(counts, (list, tuple)) else list(counts))
+        except (TypeError, ValueError):  # not small non-negative ints (a float, -1): no bounds
+            return search_openings(counts, contract)
+        if len(held) != NUM_CARD_TYPES:  # no hand: no bounds
+            return search_openings(counts, contract)
+        if held.translate(None, _FEW_COPIES):  # a count above them: no hand; byte sums could carry
+            return search_openings(counts, contract)
+        if contract.runs and most_runs(held) < contract.runs:
+            return []
+        if contract.trios and most_trios(held) < contract.trios:
+            return []
+    return search_openings(counts, contract)
+
+
+def search_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Meld, ...]]:
+    """:func:`enumerate_openings` without its bounds: the search over the candidates.
+
+    The reference :func:`enumerate_openings` is compared with (the same list, in the same
+    order, for every hand); itself compared with the plain search over every meld held.
     """
     hand_size = sum(counts)
     if hand_size - contract.cards < 1:

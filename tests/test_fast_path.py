@@ -343,7 +343,15 @@ from collections import Counter  # noqa: E402
 from itertools import combinations_with_replacement  # noqa: E402
 
 from carioca_env import CONTRACTS, JOKER, enumerate_openings  # noqa: E402
-from carioca_env.openings import _RUNS, _TRIOS, run_candidates, trio_candidates  # noqa: E402
+from carioca_env.openings import (  # noqa: E402
+    _RUNS,
+    _TRIOS,
+    most_runs,
+    most_trios,
+    run_candidates,
+    search_openings,
+    trio_candidates,
+)
 
 
 def _holds(counts, melds) -> bool:
@@ -408,7 +416,111 @@ def test_opening_enumeration_equals_the_plain_search(counts: list[int], deal: in
     for seq in (counts, tuple(counts), np.array(counts)):
         assert trio_candidates(seq) == trios
         assert run_candidates(seq) == runs
-    assert enumerate_openings(counts, contract) == _reference_openings(counts, contract)
+    reference = _reference_openings(counts, contract)
+    assert search_openings(counts, contract) == reference
+    for seq in (counts, tuple(counts), np.array(counts), bytes(counts)):
+        assert enumerate_openings(seq, contract) == reference
+
+
+def _most_together(counts, candidates, cap: int = 4) -> int:
+    """How many of ``candidates`` (repeats allowed) the hand holds together, up to
+    ``cap``: the plain search over every combination."""
+    most = 0
+    for k in range(1, cap + 1):
+        if not any(_holds(counts, combo) for combo in combinations_with_replacement(candidates, k)):
+            break
+        most = k
+    return most
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(counts=_hands())
+def test_opening_bounds_never_fall_below_what_the_hand_lays(counts: list[int]) -> None:
+    """``most_runs`` and ``most_trios`` (the byte-level bounds ``enumerate_openings``
+    turns hands away with) are at least the number of runs, or trios, that the plain
+    search finds laid together from the hand."""
+    trios, runs = _reference_candidates(counts)
+    held = bytes(counts)
+    assert most_runs(held) >= _most_together(counts, runs)
+    assert most_trios(held) >= _most_together(counts, trios)
+
+
+def test_opening_bounds_on_hand_built_cases() -> None:
+    """The bounds at their edges: a joker completes a run only where three of a window
+    are held, one per run; a rank's fifth natural plus a joker makes its second trio."""
+    from carioca_env import parse_cards
+    from carioca_env.cards import counts_of
+
+    def held(text: str) -> bytes:
+        return bytes(counts_of(parse_cards(text)))
+
+    assert most_runs(held("4S 5S 8S 9H JH KH 2D 5D 7D JK JK")) == 0  # no 3 of a window anywhere
+    assert most_runs(held("4S 5S 7S 9H JH KH 2D 5D 7D")) == 0  # 4S 5S _ 7S: a joker is missing
+    assert most_runs(held("4S 5S 7S 9H JH KH 2D 5D 7D JK")) == 1
+    assert most_runs(held("4S 5S 7S 9H JH KH 2D 3D 4D JK")) == 1  # two suits, one joker
+    assert most_runs(held("4S 5S 7S 9H JH KH 2D 3D 4D JK JK")) == 2
+    assert most_runs(held("QS KS AS 2H 3H 4H 5H")) == 1  # Q K A high: a joker would be needed
+    assert most_runs(held("JS QS KS AS 2H 3H 4H 5H")) == 2  # J Q K A high is a run
+    assert most_runs(held("4S 5S 6S 7S 4S 5S 6S 7S")) == 2  # two copies: two runs of one suit
+    assert most_trios(held("8S 8H 9S 9H 9D KS")) == 1
+    assert most_trios(held("8S 8H 9S 9H 9D KS JK")) == 2
+    assert most_trios(held("8S 8H 8D 8C 8S 9S JK")) == 2  # five 8s and a joker
+    assert most_trios(held("8S 8H 8D 8C 9S JK JK")) == 2  # four 8s and two jokers
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), deals=st.permutations([1, 2, 3, 4, 5, 6, 7]),
+       bias=st.sampled_from([0.0, 0.7, 1.0]))
+def test_legal_moves_and_masks_equal_the_search_without_bounds(seed: int, n: int, deals: list[int],
+                                                               bias: float) -> None:
+    """In every play phase of a seat that has not opened, along games of every contract at
+    2-4 players (random, biased towards openings, or mixed): ``legal_moves()`` equals the
+    openings of ``search_openings`` (no bounds) followed by the discards, and the env's
+    mask equals the mask of those moves, for the whole move and for every prefix of melds
+    an opening can be chosen meld by meld with."""
+    from carioca_env import Move, MoveKind
+    from carioca_env.actions import action_table
+
+    game = Game(GameConfig(n, tuple(deals[:3])), seed=seed)
+    table = action_table(n)
+    rng = random.Random(seed)
+    policy = BiasedPolicy(random.Random(seed + 1), joker_runs=True)
+    for _ in range(500):
+        if game.game_over:
+            break
+        seat = game.current
+        moves = game.legal_moves()
+        if game.phase is Phase.PLAY and not game.opened[seat]:
+            hand = game.hands[seat]
+            reference = [Move(MoveKind.OPEN, melds=o) for o in search_openings(hand, game.contract)]
+            reference += [Move.discard(c) for c in range(JOKER + 1) if hand[c]]
+            assert moves == reference
+            assert np.array_equal(table.game_mask(game), table.legal_mask(reference, seat))
+            for prefix in {m.melds[:k] for m in reference if m.kind is MoveKind.OPEN for k in range(1, len(m.melds))}:
+                assert np.array_equal(table.game_mask(game, prefix), table.legal_mask(reference, seat, prefix))
+        game.apply_unchecked(policy.choose(game, moves) if rng.random() < bias else rng.choice(moves))
+
+
+def test_the_bounds_turn_hands_away_and_let_openings_through() -> None:
+    """The comparison above is not vacuous: along biased games of every contract the
+    bounds turn most hands that cannot open away before the search, and the search still
+    finds openings in the hands they let through."""
+    turned_away = opened = 0
+    for seed in range(7):
+        game = Game(GameConfig(2, (seed + 1,)), seed=seed)
+        policy = BiasedPolicy(random.Random(seed), joker_runs=True)
+        while not game.game_over and game.turn < 300:
+            seat = game.current
+            if game.phase is Phase.PLAY and not game.opened[seat]:
+                hand, contract = game.hands[seat], game.contract
+                held = bytes(hand)
+                bounded = most_runs(held) < contract.runs or most_trios(held) < contract.trios
+                found = search_openings(hand, contract)
+                assert not (bounded and found)
+                turned_away += bounded
+                opened += bool(found)
+            game.apply(policy.choose(game))
+    assert turned_away >= 100 and opened >= 7, (turned_away, opened)
 
 
 def test_opening_enumeration_equals_the_plain_search_on_planted_hands() -> None:
