@@ -156,3 +156,132 @@ def test_a_pair_read_from_either_side() -> None:
     assert q.corrected_significant is p.corrected_significant and q.significant is p.significant
     with pytest.raises(ValueError, match="'c' is not in the pair"):
         p.seen_from("c")
+
+
+# --------------------------------------------------------------------------- train-all's tables
+
+
+def _tournament(tmp_path: Path, name: str, agents: tuple[str, ...], players: int, decks: int, seed: int,
+                luck: bool = True):
+    tc = TournamentConfig(agents=agents, players=players, contracts=(1,), decks=decks, seed=seed, max_turns=60,
+                          luck=shipped_value().fingerprint if luck else None)
+    return run_tournament(tc, tmp_path / name, workers=1, progress=False, log=lambda m: None)
+
+
+def test_final_rows_hold_the_corrected_difference_of_the_tournament(tmp_path: Path) -> None:
+    """``learned_set.paired_rows`` of a luck-corrected two-agent tournament: raw and
+    corrected are the tournament's own pair read from the learned agent's side."""
+    from experiments.training.learned_set import final_table, paired_rows
+
+    s = _tournament(tmp_path, "two", ("im_c1=ppo:contract1", "heuristic"), 2, 4, 11)
+    (row,) = paired_rows(tmp_path / "two" / "results.jsonl", baselines=("heuristic",))
+    pair = s.pair("im_c1", "heuristic")
+    assert row["luck"] == shipped_value().fingerprint and row["decks"] == 4
+    assert math.isclose(row["diff"], pair.mean_diff) and math.isclose(row["corrected_diff"], pair.corrected_diff)
+    assert (row["corrected_low"], row["corrected_high"]) == pytest.approx((pair.corrected_low, pair.corrected_high))
+    assert row["corrected_significant"] is pair.corrected_significant
+    table = final_table([row])
+    assert "| luck-corrected | 95% CI | sig. |" in table.splitlines()[0]
+    assert (f"| 2 | 1 | im_c1 | heuristic | 4 | {pair.mean_diff:+.1f} | [{pair.ci_low:+.1f}, {pair.ci_high:+.1f}] | "
+            f"{'*' if pair.significant else ''} | {pair.corrected_diff:+.1f} | [{pair.corrected_low:+.1f}, "
+            f"{pair.corrected_high:+.1f}] |") in table
+    assert shipped_value().fingerprint in table
+    # an uncorrected tournament keeps the table as it was
+    _tournament(tmp_path, "raw", ("im_c1=ppo:contract1", "heuristic"), 2, 4, 11, luck=False)
+    (raw,) = paired_rows(tmp_path / "raw" / "results.jsonl", baselines=("heuristic",))
+    assert "corrected_diff" not in raw and raw["diff"] == row["diff"]
+    assert "luck" not in final_table([raw]) and final_table([raw]).splitlines()[0].endswith("| sig. |")
+    # a corrected and an uncorrected row in one table: "-" where there is no correction
+    mixed = final_table([row, {**raw, "agent": "ppo_c1"}])
+    assert "| 2 | 1 | ppo_c1 | heuristic | 4 |" in mixed and mixed.count(" - | - | |") == 1
+
+
+def test_final_rows_at_four_players_against_the_mean_of_the_table_mates(tmp_path: Path) -> None:
+    """One learned agent among three heuristics: per deck, its corrected penalty minus the
+    mean of its three table-mates' corrected penalties, averaged over the rotations."""
+    from experiments.common.stats import paired_difference
+    from experiments.training.learned_set import paired_rows
+
+    _tournament(tmp_path, "four", ("im_c1=ppo:contract1-p4", "heuristic1=heuristic", "heuristic2=heuristic",
+                                   "heuristic3=heuristic"), 4, 3, 12)
+    (row,) = paired_rows(tmp_path / "four" / "results.jsonl", baselines=("heuristic",))
+    deals = [json.loads(x) for x in (tmp_path / "four" / "results.jsonl").read_text().splitlines()[1:]]
+    assert len(deals) == 12  # 3 decks x 4 rotations
+    mine: dict[int, list[float]] = {}
+    theirs: dict[int, list[float]] = {}
+    for d in deals:
+        c = [p - luck for p, luck in zip(d["penalty"], d["luck"])]
+        s = d["seats"].index("im_c1")
+        mine.setdefault(d["deck"], []).append(c[s])
+        theirs.setdefault(d["deck"], []).append(sum(c[t] for t in range(4) if t != s) / 3)
+    ci = paired_difference({k: sum(v) / 4 for k, v in mine.items()}, {k: sum(v) / 4 for k, v in theirs.items()})
+    assert row["decks"] == 3 and row["players"] == 4
+    assert row["corrected_diff"] == pytest.approx(ci.mean) and row["corrected_low"] == pytest.approx(ci.low)
+    assert row["corrected_diff"] != pytest.approx(row["diff"])
+
+
+def test_final_rows_pool_tournaments_of_two_seeds_and_refuse_mixed_corrections(tmp_path: Path) -> None:
+    from experiments.training.learned_set import paired_rows
+
+    agents = ("im_c1=ppo:contract1", "heuristic")
+    _tournament(tmp_path, "a", agents, 2, 3, 21)
+    _tournament(tmp_path, "b", agents, 2, 2, 22)
+    (a,) = paired_rows(tmp_path / "a" / "results.jsonl", baselines=("heuristic",))
+    (b,) = paired_rows(tmp_path / "b" / "results.jsonl", baselines=("heuristic",))
+    (both,) = paired_rows([tmp_path / "a" / "results.jsonl", tmp_path / "b" / "results.jsonl"],
+                          baselines=("heuristic",))
+    assert both["decks"] == 5  # deck 0 of each seed counts twice, as two decks
+    assert both["diff"] == pytest.approx((3 * a["diff"] + 2 * b["diff"]) / 5)
+    assert both["corrected_diff"] == pytest.approx((3 * a["corrected_diff"] + 2 * b["corrected_diff"]) / 5)
+    _tournament(tmp_path, "raw", agents, 2, 2, 23, luck=False)
+    with pytest.raises(ValueError, match="different luck value functions"):
+        paired_rows([tmp_path / "a" / "results.jsonl", tmp_path / "raw" / "results.jsonl"])
+    _tournament(tmp_path, "p4", ("im_c1=ppo:contract1-p4", "heuristic1=heuristic", "heuristic2=heuristic",
+                                 "heuristic3=heuristic"), 4, 1, 24)
+    with pytest.raises(ValueError, match="different player counts"):
+        paired_rows([tmp_path / "a" / "results.jsonl", tmp_path / "p4" / "results.jsonl"])
+
+
+def test_train_all_tables_show_the_corrected_difference_beside_the_raw_one(tmp_path: Path, monkeypatch) -> None:
+    """``train-all --luck-correction``: results.md and pairs.csv show each pair's corrected
+    difference beside the raw one (the numbers of the tournament's summary), the training
+    runs are asked for corrected evaluations, and without the flag the tables are as
+    before."""
+    import argparse
+    import csv
+    import shutil
+
+    from experiments.training import train_all
+
+    seen = []
+
+    def copy_model(cfg, out, **kwargs) -> None:
+        seen.append(cfg)
+        shutil.copytree(SHIPPED, out, dirs_exist_ok=True)
+
+    monkeypatch.setattr(train_all, "train", copy_model)
+    parser = argparse.ArgumentParser()
+    train_all.add_arguments(parser)
+    texts = {}
+    for name, extra in (("raw", []), ("cor", ["--luck-correction"])):
+        out = tmp_path / name
+        args = parser.parse_args(["--quick", "--contracts", "1", "--no-full", "--decks", "3", "--baselines", "greedy",
+                                  "--workers", "1", "--no-progress", "--no-tensorboard", "--max-turns", "60",
+                                  "--out", str(out), *extra])
+        assert train_all.run(args) == 0
+        texts[name] = (out / "results.md").read_text()
+        assert seen[-1].luck_correction is bool(extra)
+        assert ("--luck-correction" in seen[-1].command) is bool(extra)
+    assert "luck-corrected" not in texts["raw"]
+    (p,) = json.loads((tmp_path / "cor" / "tournaments" / "contract1" / "summary.json").read_text())["pairs"]
+    assert p["corrected_diff"] is not None
+    assert "| contract | x - y | mean diff | 95% CI | luck-corrected | 95% CI |" in texts["cor"]
+    line = next(x for x in texts["cor"].splitlines() if x.startswith(f"| 1 | {p['agent_x']} - {p['agent_y']} |"))
+    assert f"| {p['mean_diff']:+.1f} |" in line and f"| {p['corrected_diff']:+.1f} |" in line
+    assert f"[{p['corrected_low']:+.1f}, {p['corrected_high']:+.1f}]" in line
+    assert shipped_value().fingerprint in texts["cor"]
+    with open(tmp_path / "cor" / "pairs.csv", newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert float(row["corrected_diff"]) == pytest.approx(p["corrected_diff"], abs=1e-3)
+    with open(tmp_path / "raw" / "pairs.csv", newline="") as fh:
+        assert "corrected_diff" not in next(csv.reader(fh))

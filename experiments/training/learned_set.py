@@ -122,8 +122,9 @@ def imitate_config(target: str, players: int, seed: int, quick: bool) -> Imitate
                          action_prior=bool(PIPELINE["action_prior"]), seed=seed, **im)
 
 
-def ppo_config(target: str, players: int, seed: int, init: Path, quick: bool, eval_seed: int) -> TrainConfig:
-    """The fine-tuning stage of one model."""
+def ppo_config(target: str, players: int, seed: int, init: Path, quick: bool, eval_seed: int,
+               luck_correction: bool = False) -> TrainConfig:
+    """The fine-tuning stage of one model (``luck_correction``: its evaluations luck-corrected too)."""
     p = dict(PIPELINE["ppo"])
     settings = dict(p.pop("settings"))
     if quick:
@@ -136,7 +137,7 @@ def ppo_config(target: str, players: int, seed: int, init: Path, quick: bool, ev
     steps = p.pop("steps") * (2 if target == "full" and not quick else 1)
     return TrainConfig(contract=_contract(target), players=players, seed=seed, init=str(init), steps=steps,
                        settings=settings, eval_decks=decks, eval_seed=eval_seed, tensorboard=False,
-                       n_envs=8, **p)
+                       n_envs=8, luck_correction=luck_correction, **p)
 
 
 def _ppo_command(cfg: TrainConfig, out: Path) -> str:
@@ -146,7 +147,8 @@ def _ppo_command(cfg: TrainConfig, out: Path) -> str:
             f"--self-play-prob {cfg.self_play_prob} --steps {cfg.steps} --seed {cfg.seed}{sets} "
             f"--eval-every {cfg.eval_every} --eval-decks {cfg.eval_decks} --eval-opponents "
             f"{' '.join(cfg.eval_opponents)} --eval-seed {cfg.eval_seed} --checkpoint-every {cfg.checkpoint_every} "
-            f"--snapshot-every {cfg.snapshot_every} --no-tensorboard --out {out}")
+            f"--snapshot-every {cfg.snapshot_every} --no-tensorboard"
+            f"{' --luck-correction' if cfg.luck_correction else ''} --out {out}")
 
 
 def _imitate_command(c: ImitateConfig, out: Path) -> str:
@@ -200,7 +202,8 @@ def run_pipeline(args: TrainAllConfig, log: Any = None) -> Path:
         key = f"p{players}/{target}"
         base = out / f"p{players}" / target
         entry = record["models"][key]
-        pcfg = ppo_config(target, players, args.seed, base / "imitate", args.quick, args.eval_seed)
+        pcfg = ppo_config(target, players, args.seed, base / "imitate", args.quick, args.eval_seed,
+                          args.luck_correction)
         card_file = base / "ppo" / "model.json"
         done = card_file.exists() and json.loads(card_file.read_text()).get("steps", -1) >= pcfg.steps
         if not done:
@@ -268,65 +271,127 @@ def final_tournament(args: TrainAllConfig, log: Any = None) -> list[Path]:
     return written
 
 
-def paired_rows(results: Path, learned_labels: Sequence[str] | None = None,
+def paired_rows(results: Path | Sequence[Path], learned_labels: Sequence[str] | None = None,
                 baselines: Sequence[str] = BASELINES) -> list[dict[str, Any]]:
     """Per learned agent and baseline of one tournament, the paired difference of mean penalty
     (learned minus baseline; several seats of one baseline, ``greedy1`` ``greedy2`` ..., count
     as their mean) over decks and contracts, from the tournament's ``results.jsonl``: each
     deck's mean over the deals where both sat.  The learned agents are the labels starting
-    ``ppo_`` or ``im_``, or ``learned_labels``."""
+    ``ppo_`` or ``im_``, or ``learned_labels``.
+
+    ``results`` may be several results files of the same agents and player count (say,
+    tournaments of two seeds): their decks are pooled, each file's decks distinct.  When
+    every deal of them recorded its luck (``--luck-correction``, one value function), a
+    row also holds the same difference of luck-corrected penalties (``corrected_diff``,
+    ``corrected_low``, ``corrected_high``, ``corrected_significant``) and the value
+    function's fingerprint (``luck``).
+
+    Raises:
+        ValueError: the files disagree on the player count or were corrected by different
+            value functions.
+    """
     from experiments.common.stats import paired_difference
     from experiments.evaluation.tournament.summary import table_means
 
-    lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
-    header, deals = lines[0], lines[1:]
-    labels = [a.partition("=")[0] if "=" in a else a for a in header["config"]["agents"]]
+    files = [results] if isinstance(results, Path) else list(results)
+    headers, deals = [], []
+    for i, f in enumerate(files):
+        lines = [json.loads(x) for x in Path(f).read_text().splitlines() if x.strip()]
+        headers.append(lines[0])
+        deals += [(i, d) for d in lines[1:]]
+    players = {h["config"]["players"] for h in headers}
+    lucks = {h["config"].get("luck") for h in headers}
+    if len(players) != 1:
+        raise ValueError(f"results of different player counts cannot be pooled: {sorted(players)}")
+    if len(lucks) != 1:
+        raise ValueError("results corrected by different luck value functions (or some uncorrected) cannot be "
+                         f"pooled: {sorted(map(str, lucks))}")
+    (luck,) = lucks
+    corrected = luck is not None and all("luck" in d for _, d in deals)
+    labels = list(dict.fromkeys(a.partition("=")[0] if "=" in a else a for h in headers for a in h["config"]["agents"]))
     learned = list(learned_labels) if learned_labels is not None else [
         x for x in labels if x.startswith(("ppo_", "im_"))]
+    contracts = list(dict.fromkeys(k for h in headers for k in h["config"]["contracts"]))
     rows = []
     for lab in learned:
         for base in baselines:
-            for k in header["config"]["contracts"]:
-                mine: dict[int, list[float]] = {}
-                theirs: dict[int, list[float]] = {}
-                for d in deals:
+            for k in contracts:
+                # per deck (file, deck): learned's and the baseline's table means, raw and corrected
+                mine: dict[tuple[int, int], list[tuple[float, float]]] = {}
+                theirs: dict[tuple[int, int], list[tuple[float, float]]] = {}
+                for i, d in deals:
                     at_table = table_means(d)
-                    others = [p for s, p in at_table.items()
-                              if s == base or (s.startswith(base) and s[len(base):].isdigit())]
+                    fixed = table_means({**d, "penalty": [p - c for p, c in zip(d["penalty"], d["luck"])]}) \
+                        if corrected else at_table
+                    others = [s for s in at_table if s == base or (s.startswith(base) and s[len(base):].isdigit())]
                     if d["contract"] != k or lab not in at_table or not others:
                         continue
-                    mine.setdefault(d["deck"], []).append(at_table[lab])
-                    theirs.setdefault(d["deck"], []).append(sum(others) / len(others))
+                    mine.setdefault((i, d["deck"]), []).append((at_table[lab], fixed[lab]))
+                    theirs.setdefault((i, d["deck"]), []).append(
+                        (sum(at_table[s] for s in others) / len(others), sum(fixed[s] for s in others) / len(others)))
                 if not mine:
                     continue
-                ci = paired_difference({deck: sum(v) / len(v) for deck, v in mine.items()},
-                                       {deck: sum(v) / len(v) for deck, v in theirs.items()})
-                rows.append({"players": header["config"]["players"], "contract": k, "agent": lab,
-                             "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low, "high": ci.high,
-                             "significant": ci.excludes_zero()})
+
+                def deck_means(values: dict[tuple[int, int], list[tuple[float, float]]],
+                               j: int) -> dict[tuple[int, int], float]:
+                    return {deck: sum(v[j] for v in vs) / len(vs) for deck, vs in values.items()}
+
+                ci = paired_difference(deck_means(mine, 0), deck_means(theirs, 0))
+                row = {"players": headers[0]["config"]["players"], "contract": k,
+                       "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
+                       "high": ci.high, "significant": ci.excludes_zero()}
+                if corrected:
+                    c = paired_difference(deck_means(mine, 1), deck_means(theirs, 1))
+                    row.update(luck=luck, corrected_diff=c.mean, corrected_low=c.low, corrected_high=c.high,
+                               corrected_significant=c.excludes_zero())
+                rows.append(row)
     return rows
 
 
 def report(out: Path) -> str:
-    """The markdown table of every final tournament in ``out`` (also written to ``OUT/final.md``)."""
+    """The markdown table of every final tournament in ``out`` (also written to ``OUT/final.md``),
+    with the luck-corrected difference beside the raw one when the tournaments were
+    played with ``--luck-correction``."""
     rows = []
     for f in sorted(out.glob("p*/final/*/results.jsonl")):
         rows += paired_rows(f)
-    seen = set()
-    lines = ["| players | contract | learned | baseline | decks | learned - baseline | 95% CI | sig. |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in sorted(rows, key=lambda r: (r["players"], r["contract"], r["agent"], BASELINES.index(r["baseline"]))):
-        key = (r["players"], r["contract"], r["agent"], r["baseline"])
-        if key in seen:
-            continue
-        seen.add(key)
-        lines.append(f"| {r['players']} | {r['contract']} | {r['agent']} | {r['baseline']} | {r['decks']} | "
-                     f"{r['diff']:+.1f} | [{r['low']:+.1f}, {r['high']:+.1f}] | {'*' if r['significant'] else ''} |")
-    text = "\n".join(lines) + "\n"
+    text = final_table(rows)
     files = Report(out)
     files.text("final.md", text)
     plot_curves(files)
     return text
+
+
+def final_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The markdown table of :func:`paired_rows` rows (the first row of each player count,
+    contract, learned agent and baseline): raw, and luck-corrected when any row has it
+    (``-`` in the rows of an uncorrected tournament), with the value functions named."""
+    seen = set()
+    fingerprints = sorted({r["luck"] for r in rows if r.get("luck")})
+    corrected = bool(fingerprints)
+    head = "| players | contract | learned | baseline | decks | learned - baseline | 95% CI | sig. |"
+    rule = "|---|---|---|---|---|---|---|---|"
+    if corrected:
+        head += " luck-corrected | 95% CI | sig. |"
+        rule += "---|---|---|"
+    lines = [head, rule]
+    order = {b: i for i, b in enumerate(BASELINES)}
+    for r in sorted(rows, key=lambda r: (r["players"], r["contract"], r["agent"],
+                                         order.get(r["baseline"], len(order)), r["baseline"])):
+        key = (r["players"], r["contract"], r["agent"], r["baseline"])
+        if key in seen:
+            continue
+        seen.add(key)
+        line = (f"| {r['players']} | {r['contract']} | {r['agent']} | {r['baseline']} | {r['decks']} | "
+                f"{r['diff']:+.1f} | [{r['low']:+.1f}, {r['high']:+.1f}] | {'*' if r['significant'] else ''} |")
+        if corrected:
+            line += (f" {r['corrected_diff']:+.1f} | [{r['corrected_low']:+.1f}, {r['corrected_high']:+.1f}] | "
+                     f"{'*' if r['corrected_significant'] else ''} |" if "corrected_diff" in r else " - | - | |")
+        lines.append(line)
+    if corrected:
+        lines += ["", "Luck-corrected: each penalty minus the luck of its stock draws, valued by the luck value "
+                      f"function {', '.join(fingerprints)} (carioca tournament --luck-correction)."]
+    return "\n".join(lines) + "\n"
 
 
 def plot_curves(files: Report) -> Path | None:

@@ -57,6 +57,7 @@ from experiments.training.train import (
     read_eval_csv,
     train,
 )
+from experiments.training.train.evaluation import has_corrected
 
 BASELINES = ("random", "greedy", "heuristic")
 
@@ -166,7 +167,7 @@ class TrainAllConfig:
                     raise TrainError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {v}")
             if self.decks is not None and self.decks < 1:
                 raise TrainError(f"--decks must be an integer >= 1, got {self.decks}")
-            if self.final_tournament:
+            if self.final_tournament or self.pipeline == "imitate+ppo":
                 self._check_luck(self.players)
             from experiments.training import learned_set
 
@@ -312,13 +313,15 @@ def _training_jobs(args: TrainAllConfig, dirs: dict[str, Path], size: dict[str, 
             seed=args.seed, n_envs=args.n_envs, settings=settings, eval_every=eval_every, eval_decks=eval_decks,
             eval_opponents=("random", "greedy"), eval_max_turns=args.max_turns,
             checkpoint_every=max(4096, target // 5), tensorboard=args.tensorboard,
+            luck_correction=args.luck_correction,
             command=(f"carioca train --contract {contract} --players {players} --opponents "
                      f"{' '.join(args.opponents)} --steps {target} --seed {args.seed} --n-envs {args.n_envs} "
                      + "".join(f"--set {k}={','.join(map(str, v)) if isinstance(v, list) else v} "
                                for k, v in settings.items())
                      + f"--eval-every {eval_every} --eval-decks {eval_decks} --eval-opponents random greedy "
                      f"--eval-max-turns {args.max_turns} "
-                     f"--checkpoint-every {max(4096, target // 5)} --out {d}"),
+                     f"--checkpoint-every {max(4096, target // 5)} "
+                     + ("--luck-correction " if args.luck_correction else "") + f"--out {d}"),
         )
         jobs.append((name, cfg, d))
     return jobs
@@ -376,6 +379,26 @@ def _cell(m: float, lo: float, hi: float, n: int) -> str:
     return f"{m:.1f} {format_interval(lo, hi, n)}"  # "n/a (1 deck)" without an interval
 
 
+def _diff_cells(mean: Any, low: Any, high: Any, decks: int) -> str:
+    """A paired difference's two table cells: the mean, and its interval (``*`` when it
+    excludes 0); ``-`` cells when there is no difference (an uncorrected tournament)."""
+    m, lo, hi = _nan(mean), _nan(low), _nan(high)
+    if math.isnan(m):
+        return " - | - |"
+    sig = "*" if not math.isnan(lo) and (lo > 0 or hi < 0) else ""
+    return f" {m:+.1f} | {format_interval(lo, hi, decks, signed=True)} {sig} |"
+
+
+def _fingerprints(out: Path) -> list[str]:
+    """The luck value functions that corrected the experiment's tournaments."""
+    found = set()
+    for sj in (out / "tournaments").glob("contract*/summary.json"):
+        luck = json.loads(sj.read_text())["config"].get("luck")
+        if luck:
+            found.add(luck)
+    return sorted(found)
+
+
 def report(out: str | Path, log: Any = None) -> list[Path]:
     """Write results.csv, pairs.csv, results.md, penalty.png, learning_curves.png; returns the paths."""
     say = log or (lambda m: print(m, file=sys.stderr))
@@ -389,7 +412,9 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
     files = Report(out)
     files.csv("results.csv", cols, allrows, digits=3)
     ppo_pairs = [p for p in pairs if "ppo" in (p["agent_x"], p["agent_y"]) or "ppo_full" in (p["agent_x"], p["agent_y"])]
-    files.csv("pairs.csv", ["contract", "agent_x", "agent_y", "decks", "mean_diff", "ci_low", "ci_high", "ci_half"],
+    corrected = [p for p in ppo_pairs if p.get("corrected_diff") is not None]
+    files.csv("pairs.csv", ["contract", "agent_x", "agent_y", "decks", "mean_diff", "ci_low", "ci_high", "ci_half"]
+              + (["corrected_diff", "corrected_low", "corrected_high", "corrected_half"] if corrected else []),
               ppo_pairs, digits=3)
     contracts = sorted({r["contract"] for r in rows}, key=int)
     agents = list(dict.fromkeys(r["agent"] for r in rows))
@@ -409,24 +434,37 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     if ppo_pairs:
         lines += ["", "## Paired differences (x - y on the same decks; negative: x better; * = CI excludes 0)", "",
-                  "| contract | x - y | mean diff | 95% CI |", "|---|---|---|---|"]
+                  "| contract | x - y | mean diff | 95% CI |" + (" luck-corrected | 95% CI |" if corrected else ""),
+                  "|---|---|---|---|" + ("---|---|" if corrected else "")]
         for p in ppo_pairs:
-            lo, hi = _nan(p["ci_low"]), _nan(p["ci_high"])
-            sig = "*" if not math.isnan(lo) and (lo > 0 or hi < 0) else ""
-            lines.append(f"| {p['contract']} | {p['agent_x']} - {p['agent_y']} | {_nan(p['mean_diff']):+.1f} | "
-                         f"{format_interval(lo, hi, int(p['decks']), signed=True)} {sig} |")
+            line = (f"| {p['contract']} | {p['agent_x']} - {p['agent_y']} |"
+                    + _diff_cells(p["mean_diff"], p["ci_low"], p["ci_high"], int(p["decks"])))
+            if corrected:
+                line += _diff_cells(p.get("corrected_diff"), p.get("corrected_low"), p.get("corrected_high"),
+                                    int(p["decks"]))
+            lines.append(line)
+        if corrected:
+            lines += ["", "Luck-corrected: each penalty minus the luck of its stock draws (value function "
+                          f"{', '.join(_fingerprints(out))}; carioca tournament --luck-correction)."]
     if curves:
+        cur = any(has_corrected(r) for rs in curves.values() for r in rs)
         lines += ["", "## Learning curves (last evaluation of each model)", "",
-                  "| model | steps | opponent | learner | opponent | diff [95% CI] |", "|---|---|---|---|---|---|"]
+                  "| model | steps | opponent | learner | opponent | diff [95% CI] |"
+                  + (" luck-corrected [95% CI] |" if cur else ""), "|---|---|---|---|---|---|" + ("---|" if cur else "")]
         for name, rs in curves.items():
             if not rs:
                 continue
             last = max(r["steps"] for r in rs)
             for r in rs:
                 if r["steps"] == last:
-                    lines.append(f"| {name} | {last} | {r['opponent']} | {r['learner_mean']:.1f} | {r['opponent_mean']:.1f} | "
-                                 f"{r['diff_mean']:+.1f} "
-                                 f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], eval_units(r), signed=True)} |")
+                    line = (f"| {name} | {last} | {r['opponent']} | {r['learner_mean']:.1f} | {r['opponent_mean']:.1f} | "
+                            f"{r['diff_mean']:+.1f} "
+                            f"{format_interval(r['diff_ci_low'], r['diff_ci_high'], eval_units(r), signed=True)} |")
+                    if cur:
+                        ci = format_interval(r["corrected_diff_ci_low"], r["corrected_diff_ci_high"], eval_units(r),
+                                             signed=True) if has_corrected(r) else ""
+                        line += f" {r['corrected_diff_mean']:+.1f} {ci} |" if has_corrected(r) else " - |"
+                    lines.append(line)
     files.lines("results.md", lines)
     try:
         plot(files, allrows, curves)
@@ -506,8 +544,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"environments per training run (default {DEFAULT_N_ENVS}, in one process)")
     parser.add_argument("--workers", type=int, default=2, help="tournament processes (default 2)")
     parser.add_argument("--luck-correction", action="store_true",
-                        help="the tournaments (with --pipeline: --final-tournament) also report the luck-corrected "
-                             "paired differences (carioca tournament --luck-correction; 2 or 4 players)")
+                        help="the tournaments (with --pipeline: --final-tournament) and the training runs' evaluations "
+                             "(carioca train --luck-correction; with --pipeline imitate+ppo: the fine-tunings') also "
+                             "report the luck-corrected paired differences (2 or 4 players)")
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="ray: every training run a Ray task (1 CPU each), then the tournaments on Ray; "
                              "--address or RAY_ADDRESS joins a cluster (default local)")
