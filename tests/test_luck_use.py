@@ -285,3 +285,60 @@ def test_train_all_tables_show_the_corrected_difference_beside_the_raw_one(tmp_p
     assert float(row["corrected_diff"]) == pytest.approx(p["corrected_diff"], abs=1e-3)
     with open(tmp_path / "raw" / "pairs.csv", newline="") as fh:
         assert "corrected_diff" not in next(csv.reader(fh))
+
+
+# --------------------------------------------------------------------------- the replayed final tournament's tables
+
+
+def test_replace_compares_each_seat_with_the_same_seat_at_the_all_baseline_table(tmp_path: Path) -> None:
+    """``replayed.replace``: the two tournaments of one seed deal the same cards; per deck the
+    agent's penalty in each seat minus that seat's at the all-heuristic table, averaged
+    over its seats, raw and corrected; an unfinished deck is left out; other seeds refused."""
+    from experiments.common.stats import paired_difference
+    from experiments.evaluation.luck import replayed
+
+    four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
+    _tournament(tmp_path, "g", four, 4, 3, 31)
+    _tournament(tmp_path, "h", ("heuristic",), 4, 3, 31)
+    (row,) = replayed.replace([(tmp_path / "g", tmp_path / "h")], "g")
+    alone = {d["deck"]: d for d in map(json.loads, (tmp_path / "h" / "results.jsonl").read_text().splitlines()[1:])}
+    mine: dict[int, list[float]] = {}
+    base: dict[int, list[float]] = {}
+    for d in map(json.loads, (tmp_path / "g" / "results.jsonl").read_text().splitlines()[1:]):
+        s, b = d["seats"].index("g"), alone[d["deck"]]
+        assert b["hands"] == d["hands"]  # the same cards
+        mine.setdefault(d["deck"], []).append(d["penalty"][s] - d["luck"][s])
+        base.setdefault(d["deck"], []).append(b["penalty"][s] - b["luck"][s])
+    ci = paired_difference({k: sum(v) / 4 for k, v in mine.items()}, {k: sum(v) / 4 for k, v in base.items()})
+    assert row["decks"] == 3 and row["corrected_diff"] == pytest.approx(ci.mean)
+    assert row["corrected_low"] == pytest.approx(ci.low) and row["ratio"] == pytest.approx(
+        row["corrected_half"] / row["half"])
+    # a killed run leaves a deck with some of its rotations: it is not counted
+    lines = (tmp_path / "g" / "results.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "g" / "results.jsonl").write_text("".join(lines[:-1]))
+    (cut,) = replayed.replace([(tmp_path / "g", tmp_path / "h")], "g")
+    assert cut["decks"] == 2
+    _tournament(tmp_path, "other", ("heuristic",), 4, 3, 32)
+    with pytest.raises(replayed.ReplayError, match="differ in seed"):
+        replayed.replace([(tmp_path / "g", tmp_path / "other")], "g")
+    _tournament(tmp_path, "raw", ("heuristic",), 4, 3, 31, luck=False)
+    with pytest.raises(replayed.ReplayError, match="not played with --luck-correction"):
+        replayed.replace([(tmp_path / "g", tmp_path / "raw")], "g")
+
+
+def test_replayed_command_prints_both_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments.evaluation.luck import replayed
+    from experiments.training.learned_set import paired_rows
+
+    _tournament(tmp_path, "two", ("learned=ppo:contract1", "heuristic"), 2, 3, 41)
+    assert replayed.main(["mates", "--agent", "learned", "--baseline", "heuristic", str(tmp_path / "two")]) == 0
+    (r,) = paired_rows(tmp_path / "two" / "results.jsonl", learned_labels=["learned"], baselines=("heuristic",))
+    out = capsys.readouterr().out
+    assert (f"| 1 | 3 | {r['diff']:+.1f} [{r['low']:+.1f}, {r['high']:+.1f}]" in out
+            and f"{r['corrected_diff']:+.1f} [{r['corrected_low']:+.1f}, {r['corrected_high']:+.1f}]" in out)
+    assert shipped_value().fingerprint in out
+    with pytest.raises(SystemExit) as exit_:  # no BASELINE_DIR: refused like any bad argument
+        replayed.main(["replace", "--agent", "s", str(tmp_path / "two")])
+    assert exit_.value.code == 2 and "give AGENT_DIR:BASELINE_DIR" in capsys.readouterr().err
+    assert replayed.main(["replace", "--agent", "learned", f"{tmp_path / 'two'}:{tmp_path / 'none'}"]) == 2
+    assert "error:" in capsys.readouterr().err  # a folder without results: one line, no traceback

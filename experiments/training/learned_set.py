@@ -290,15 +290,28 @@ def paired_rows(results: Path | Sequence[Path], learned_labels: Sequence[str] | 
         ValueError: the files disagree on the player count or were corrected by different
             value functions.
     """
+    tournaments = []
+    for f in [results] if isinstance(results, Path) else results:
+        lines = [json.loads(x) for x in Path(f).read_text().splitlines() if x.strip()]
+        tournaments.append((lines[0], lines[1:]))
+    return paired_rows_of(tournaments, learned_labels, baselines)
+
+
+def paired_rows_of(tournaments: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+                   learned_labels: Sequence[str] | None = None,
+                   baselines: Sequence[str] = BASELINES) -> list[dict[str, Any]]:
+    """:func:`paired_rows` of tournaments already read: each a results file's header and
+    its deal lines (a caller may leave some deals out, say the decks of an unfinished
+    tournament).
+
+    Raises:
+        ValueError: as :func:`paired_rows`.
+    """
     from experiments.common.stats import paired_difference
     from experiments.evaluation.tournament.summary import table_means
 
-    files = [results] if isinstance(results, Path) else list(results)
-    headers, deals = [], []
-    for i, f in enumerate(files):
-        lines = [json.loads(x) for x in Path(f).read_text().splitlines() if x.strip()]
-        headers.append(lines[0])
-        deals += [(i, d) for d in lines[1:]]
+    headers = [h for h, _ in tournaments]
+    deals = [(i, d) for i, (_, ds) in enumerate(tournaments) for d in ds]
     players = {h["config"]["players"] for h in headers}
     lucks = {h["config"].get("luck") for h in headers}
     if len(players) != 1:

@@ -14,6 +14,8 @@ is, so corrected penalties are unbiased; a good ``V`` removes much of the varian
   (``value-v2.json``, a small network per player count and contract on the race features
   of :mod:`.features2`), fitted by :mod:`.fit` on games in its own seed namespace;
   :func:`value_by_fingerprint` finds any shipped version (``value-v1.json``, linear, too).
+- :mod:`.replayed` tabulates corrected tournaments: an agent against its table-mates, or
+  one seat replaced by the agent against the all-baseline table of the same decks.
 """
 
 from experiments.evaluation.luck.correction import LuckTracker
