@@ -225,8 +225,11 @@ def _random_model(seed: int = 0) -> BeliefModel:
     return BeliefModel("belief-v0", {c: rng.normal(0, 0.5, NUM_FEATURES) for c in range(1, 8)}, {"test": True})
 
 
-def _learned(seed: int = 0) -> LearnedBelief:
-    return LearnedBelief(_random_model(seed))
+def _learned(seed: int = 0, calibrated: bool = False) -> LearnedBelief:
+    model = _random_model(seed)
+    if calibrated:  # flatter and mixed with uniform, as a calibration makes an overconfident model
+        model = BeliefModel(model.name, model.weights, model.meta, {c: (0.7, 0.15) for c in range(1, 8)})
+    return LearnedBelief(model)
 
 
 def test_learned_belief_keeps_the_view_and_its_expectation_sums_to_the_hidden_places() -> None:
@@ -242,10 +245,12 @@ def test_learned_belief_keeps_the_view_and_its_expectation_sums_to_the_hidden_pl
         assert np.all(e <= np.array(unseen_pool(view)) + 1e-9) and not e[seat].any()
 
 
-def test_learned_samples_follow_the_learned_marginals() -> None:
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_learned_samples_follow_the_learned_marginals(calibrated: bool) -> None:
     """Chi-square, seeded: at 2 players (one opponent: the sampler's marginals are exact)
-    the mean hidden counts of 3,000 determinizations against the belief's expected counts."""
-    belief = _learned(3)
+    the mean hidden counts of 3,000 determinizations against the belief's expected counts,
+    calibrated (a temperature and a uniform part) or not."""
+    belief = _learned(3, calibrated)
     states = [g for g in heuristic_states(2, 5, 21, every=9) if not g.opened[1]]
     game = states[len(states) // 2]
     view = game.view(0)
@@ -286,12 +291,13 @@ class _Poison:
         raise AssertionError("hidden state read")
 
 
-@pytest.mark.parametrize("name", ["uniform", "rule", "learned"])
+@pytest.mark.parametrize("name", ["uniform", "rule", "learned", "calibrated"])
 def test_beliefs_read_only_the_view(name: str) -> None:
     """Two games whose views are identical but whose hidden hands and stock differ give the
     same expectation and the same samples; and a game whose hidden fields are poisoned
     after its view is taken changes nothing either."""
-    belief = {"uniform": UniformBelief(), "rule": RuleBelief(samples=4), "learned": _learned(1)}[name]
+    belief = {"uniform": UniformBelief(), "rule": RuleBelief(samples=4), "learned": _learned(1),
+              "calibrated": _learned(1, calibrated=True)}[name]
     differing = 0
     for k, game in enumerate(_states()[::4]):
         seat = game.current
@@ -367,6 +373,73 @@ def test_a_model_file_round_trips_and_its_fingerprint_is_checked(tmp_path) -> No
         load_belief_model(tmp_path / "missing.json")
     with pytest.raises(BeliefModelError, match="no shipped belief model named 'belief-v99'"):
         load_belief_model("belief-v99")
+
+
+def test_the_calibration_is_a_temperature_and_a_uniform_mixture() -> None:
+    """The calibrated expectation is ``(1 - u) * p_t + u * k / unseen`` with ``p_t`` the
+    water-filled probabilities of the logits times ``t``; its rows still sum to the hidden
+    places and no copy is certain."""
+    plain, cal = _learned(2), _learned(2, calibrated=True)
+    t, u = cal.model.calibrated(4)
+    tempered = LearnedBelief(BeliefModel("belief-v0", {c: t * w for c, w in plain.model.weights.items()}))
+    checked = 0
+    for game in _states():
+        for seat in range(game.num_players):
+            view = game.view(seat)
+            pool = np.array(unseen_pool(view), dtype=float)
+            e_t, e_c = tempered.expected_hidden(view), cal.expected_hidden(view)
+            for s, k in enumerate(hidden_slots(view)):
+                if k and s != seat:
+                    want = (1 - u) * e_t[s] + u * k / pool.sum() * pool
+                    assert np.allclose(e_c[s], want, atol=1e-9)
+                    live = pool > 0
+                    assert np.all(e_c[s][live] / pool[live] < 1) and e_c[s].sum() == pytest.approx(k)
+                    checked += 1
+    assert checked > 10
+
+
+def test_a_calibrated_model_round_trips_and_an_old_format_still_loads(tmp_path) -> None:
+    import json
+
+    from agents.belief.model import SHIPPED_DIR, BeliefModelError, load_belief_model
+
+    model = _learned(5, calibrated=True).model
+    path = model.save(tmp_path / "c.json")
+    back = load_belief_model(path)
+    assert back.calibration == model.calibration and back.fingerprint == model.fingerprint
+    assert back.fingerprint != _random_model(5).fingerprint  # the calibration is part of the hash
+    data = json.loads(path.read_text())
+    data["calibration"]["3"][0] = 0.9
+    (tmp_path / "altered.json").write_text(json.dumps(data))
+    with pytest.raises(BeliefModelError, match="fingerprint does not match"):
+        load_belief_model(tmp_path / "altered.json")
+    for bad in ([0.0, 0.1], [1.0, 1.0], [1.0, -0.1], [1.0], ["1", 0.1], [True, 0.0]):
+        data = json.loads(path.read_text())
+        data["calibration"]["3"] = bad
+        (tmp_path / "bad.json").write_text(json.dumps(data))
+        with pytest.raises(BeliefModelError, match="calibration"):
+            load_belief_model(tmp_path / "bad.json")
+    with pytest.raises(BeliefModelError, match="temperature > 0"):
+        BeliefModel("belief-v0", model.weights, {}, {4: (0.0, 0.1)})
+    # the first shipped model, written in format 1 before calibrations existed
+    v1 = load_belief_model("belief-v1")
+    assert json.loads((SHIPPED_DIR / "belief-v1.json").read_text())["format"] == 1
+    assert v1.calibration == {} and v1.calibrated(4) == (1.0, 0.0) and v1.fingerprint == "5629d43ea77973c2"
+
+
+def test_learned_means_the_newest_shipped_model_a_calibration_of_the_first() -> None:
+    import re
+
+    from agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
+
+    versions = [int(m.group(1)) for p in SHIPPED_DIR.glob("belief-v*.json") if (m := re.match(r"belief-v(\d+)$", p.stem))]
+    assert SHIPPED_BELIEF == f"belief-v{max(versions)}"
+    v1, v2 = load_belief_model("belief-v1"), load_belief_model("belief-v2")
+    assert all(np.array_equal(v1.weights[c], v2.weights[c]) for c in range(1, 8))
+    assert set(v2.calibration) == set(range(1, 8))
+    cal = v2.meta["calibration"]
+    assert cal["base_fingerprint"] == v1.fingerprint and cal["seed_namespace"] == "carioca-belief"
+    assert v1.meta["fit"]["seed"] not in cal["validation_seeds"]  # other deals than the fit's
 
 
 def test_the_shipped_belief_loads_by_name_and_was_fitted_off_evaluation_decks() -> None:

@@ -68,7 +68,7 @@ def test_heldout_deals_are_disjoint_and_never_recorded(tmp_path: Path, monkeypat
         assert np.all(data["hidden"] <= data["pool"])  # a hidden card is always an unseen one
     from agents.belief.model import load_belief_model
 
-    back = load_belief_model(tmp_path / "belief-v1.json")
+    back = load_belief_model(tmp_path / f"{cfg.name}.json")
     assert back.fingerprint == model.fingerprint and set(back.weights) == {1, 4}
     assert back.meta["seed_namespace"] == "carioca-belief" and "held out" in back.meta["heldout_rule"]
 
@@ -131,6 +131,11 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("measure", ["--model", "/nonexistent/m.json"], "--model"),
     ("measure", ["--record-prob", "0"], "--record-prob"),
     ("measure", ["--merge", "/nonexistent/part.json"], "--merge"),
+    ("measure", ["--baseline", "belief-v99"], "--baseline"),
+    ("calibrate", ["--seeds", "0"], "fitted on seed 0"),
+    ("calibrate", ["--model", "/nonexistent/m.json"], "--model"),
+    ("calibrate", ["--name", "mine"], "belief-vN"),
+    ("calibrate", ["--record-prob", "1.5"], "--record-prob"),
 ])
 def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", f"experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],
@@ -179,3 +184,54 @@ def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
     other = dict(a, contract_weights={"1": "something else"})
     with pytest.raises(ValueError, match="contract 1 with different learned weights"):
         merge([other, a], tmp_path / "x", log=log)
+
+
+def test_calibration_recovers_the_temperature_that_made_the_data() -> None:
+    """Hidden hands drawn with the logits times 0.5 (and no uniform part): the grid search
+    finds a temperature near 0.5 and a small uniform weight, and beats the identity."""
+    from agents.belief.sampling import inclusion, systematic_sample
+    from experiments.training.belief.calibrate import card_losses, deal_weights, fit_calibration, water_filled
+
+    rng = np.random.default_rng(3)
+    n, k = 400, 8
+    logits = rng.normal(0, 2.0, (n, 53))
+    pool = rng.integers(0, 3, (n, 53)).astype(float)
+    pool[:, 0] = 2  # at least some cards everywhere
+    hidden = np.zeros((n, 53))
+    r = random.Random(4)
+    for i in range(n):
+        w = np.exp(0.5 * logits[i])
+        probs = inclusion(w.tolist(), pool[i].astype(int).tolist(), k)
+        units = [c for c in range(53) for _ in range(int(pool[i, c]))]
+        chosen, _left = systematic_sample(units, probs, k, r)
+        for c in chosen:
+            hidden[i, c] += 1
+    t, u, loss = fit_calibration(logits, pool, hidden)
+    assert 0.35 <= t <= 0.65 and u <= 0.1, (t, u)
+    identity = float(card_losses(water_filled(logits, pool, hidden, 1.0), pool, hidden).mean())
+    assert loss < identity - 0.05
+    # per-deal weights: each deal counts once, however many examples it has
+    wts = deal_weights([(1, 0), (1, 0), (1, 0), (2, 5)])
+    assert np.allclose(wts, [1 / 6, 1 / 6, 1 / 6, 1 / 2]) and wts.sum() == pytest.approx(1.0)
+
+
+def test_calibrate_writes_a_model_with_the_base_weights(tmp_path: Path) -> None:
+    """A calibration run on a few validation deals of another seed: the written model keeps
+    the base weights, records the base fingerprint and the validation seed, and loads."""
+    from agents.belief.features import NUM_FEATURES
+    from agents.belief.model import BeliefModel, load_belief_model
+    from experiments.training.belief.calibrate import CalibrateConfig, run
+
+    rng = np.random.default_rng(6)
+    base = BeliefModel("belief-v0", {4: rng.normal(0, 0.5, NUM_FEATURES)}, {"fit": {"seed": 0}})
+    path = base.save(tmp_path / "base.json")
+    cfg = CalibrateConfig(model=str(path), seeds=(7,), contracts=(4,), deals=5, agents=("heuristic", "greedy"),
+                          out=str(tmp_path / "cal"), name="belief-v8")
+    model = run(cfg, log=lambda m: None)
+    back = load_belief_model(tmp_path / "cal" / "belief-v8.json")
+    assert back.fingerprint == model.fingerprint and np.allclose(back.weights[4], base.weights[4], atol=1e-11)
+    assert back.calibration == model.calibration and set(back.calibration) == {4}
+    cal = back.meta["calibration"]
+    assert cal["base_fingerprint"] == base.fingerprint and cal["validation_seeds"] == [7]
+    assert (tmp_path / "cal" / "seed-7" / "examples-p2-c4.npz").exists()
+    assert cal["contracts"]["4"]["log_loss_calibrated"] <= cal["contracts"]["4"]["log_loss_uncalibrated"]

@@ -6,6 +6,11 @@ weights into the probability that the copy is hidden in ``s``'s hand (summing to
 and :func:`agents.belief.sampling.sample_game` draws determinizations with exactly those
 marginals.  The weights are fitted by ``experiments.training.belief`` on game records of the
 built-in agents, from decks no evaluation deals.
+
+A calibrated model (:meth:`BeliefModel.calibrated`) scales the logits by its temperature
+and mixes the uniform belief into each opponent's probabilities; the mixed probabilities
+then stand in for the weights (they are at most 1 and sum to ``k`` over the unseen copies,
+so :func:`inclusion` returns them as they are, and the samples keep those marginals).
 """
 
 from __future__ import annotations
@@ -44,12 +49,21 @@ class LearnedBelief(Belief):
 
     def weights(self, view: PlayerView) -> np.ndarray:
         """Per seat and card type, the weight of one unseen copy, shape ``(num_players, 53)``
-        (ones in the viewing seat's row, which nothing draws from)."""
+        (ones in the viewing seat's row, which nothing draws from); with a uniform weight in
+        the model's calibration, an opponent's row is its mixed probabilities."""
         if self._cache is None or self._cache[0] is not view:
-            logits = view_features(view) @ self.model.theta(view.deal)
+            temperature, uniform = self.model.calibrated(view.deal)
+            logits = temperature * (view_features(view) @ self.model.theta(view.deal))
             logits -= logits.max(axis=1, keepdims=True)  # a softmax: only differences matter
             # floored so that no unseen card is impossible (a weight must stay positive)
-            self._cache = (view, np.exp(np.maximum(logits, -50.0)))
+            w = np.exp(np.maximum(logits, -50.0))
+            if uniform > 0:
+                pool = unseen_pool(view)
+                total = sum(pool)
+                for s, k in enumerate(hidden_slots(view)):
+                    if k and s != view.seat:
+                        w[s] = (1.0 - uniform) * np.array(inclusion(w[s].tolist(), pool, k)) + uniform * k / total
+            self._cache = (view, w)
         return self._cache[1]
 
     def expected_hidden(self, view: PlayerView) -> np.ndarray:

@@ -4,10 +4,12 @@ Usage::
 
     python -m experiments.training.belief.measure --out runs/belief-measure
     python -m experiments.training.belief.measure --model runs/belief/belief-v1.json --plot docs/img/belief-calibration.png
+    python -m experiments.training.belief.measure --model belief-v2 --baseline belief-v1   # a new model against an old one
 
 The held-out deals of :mod:`experiments.training.belief.records` (never recorded by the fit) are
 played again and, at every recorded position, each belief (``uniform``, ``rule``,
-``learned``) states its expected hidden counts for every opponent with hidden cards.
+``learned``, and ``baseline``: a second learned model, such as the one a calibration
+started from) states its expected hidden counts for every opponent with hidden cards.
 Scored against the true hidden counts ``n`` (``k`` cards, ``pool`` unseen copies):
 
 - **log-loss** per hidden card: ``-(1/k) sum_c n_c log(e_c / k)``, the cross-entropy of
@@ -78,6 +80,7 @@ class MeasureConfig:
         seed: the seed in the belief's namespace (as in the fit).
         record_prob: chance that a turn start is recorded.
         model: the learned model (shipped name or file).
+        baseline: a second learned model scored beside it as ``baseline`` ('' for none).
         rule_samples: samples of the rule model's expectation.
         out: folder for ``belief-measure.json``.
         plot: the reliability diagram's PNG ('' for none).
@@ -91,6 +94,7 @@ class MeasureConfig:
     seed: int = 0
     record_prob: float = 0.35
     model: str = SHIPPED_BELIEF
+    baseline: str = ""
     rule_samples: int = 64
     out: str = "runs/belief-measure"
     plot: str = ""
@@ -200,7 +204,10 @@ def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[f
 
     def diffs(group: dict[str, Tally]) -> dict[str, Any]:
         out = {}
-        for a, b in (("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")):
+        pairs = [("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")]
+        if "baseline" in group:
+            pairs += [("learned", "baseline"), ("baseline", "uniform"), ("baseline", fixed)]
+        for a, b in pairs:
             d = paired_difference(group[a].deal_means(), group[b].deal_means())
             out[f"{a} - {b}"] = {"mean": d.mean, "low": d.low, "high": d.high, "deals": d.n}
         return out
@@ -226,7 +233,9 @@ def _write(result: dict[str, Any], out: Path, plot: str, log: Any) -> None:
     (out / "belief-measure.md").write_text(report(result))
     log(f"[belief-measure] wrote {out / 'belief-measure.json'} and .md")
     if plot:
-        reliability_plot(result, Path(plot), ["uniform", f"rule eps={RULE_EPS_FIXED:g}", "learned"])
+        names = ["uniform", f"rule eps={RULE_EPS_FIXED:g}", *(["baseline"] if "baseline" in result["beliefs"] else []),
+                 "learned"]
+        reliability_plot(result, Path(plot), names)
         log(f"[belief-measure] wrote {plot}")
 
 
@@ -234,7 +243,8 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
     """Play the held-out deals, score every belief, write ``OUT/belief-measure.json`` (and
     ``.md``: :func:`report`)."""
     uniform, rule, learned = UniformBelief(), RuleBelief(samples=cfg.rule_samples), LearnedBelief.load(cfg.model)
-    names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned"]
+    baseline = LearnedBelief.load(cfg.baseline) if cfg.baseline else None
+    names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned", *(["baseline"] if baseline else [])]
     per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
     times: dict[str, list[float]] = defaultdict(list)
     cache = AgentCache()
@@ -251,6 +261,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
         e_rule = timed("rule expected", rule.expected_hidden, view)
         learned._cache = None  # time the features too, as a first call on a view does
         e_learned = timed("learned expected", learned.expected_hidden, view)
+        e_base = baseline.expected_hidden(view) if baseline is not None else None
         rng = random.Random(pos.deal)
         for name, belief in (("uniform", uniform), ("rule", rule), ("learned", learned)):
             b: Belief = belief
@@ -261,6 +272,8 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
             if s == view.seat or pos.hidden[s].sum() == 0:
                 continue
             rows = {"uniform": e_uni[s], "learned": e_learned[s]}
+            if e_base is not None:
+                rows["baseline"] = e_base[s]
             for eps in RULE_EPS:
                 rows[f"rule eps={eps:g}"] = (1 - eps) * e_rule[s] + eps * e_uni[s]
             for n, e in rows.items():
@@ -275,6 +288,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
             log(f"[belief-measure] p{players} c{contract}: {time.time() - t:.0f}s")
     head = {"config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
             "seconds": round(time.time() - t0, 1), "model_fingerprint": learned.model.fingerprint,
+            "baseline_fingerprint": baseline.model.fingerprint if baseline is not None else None,
             "contract_weights": {str(c): learned.model.contract_fingerprint(c) for c in cfg.contracts}}
     result = summarize(per_contract, times, head)
     _write(result, Path(cfg.out), cfg.plot, log)
@@ -324,12 +338,17 @@ def report(result: dict[str, Any]) -> str:
     lines += ["", "| difference (negative: the first is better) | mean [95% paired, over deals] | deals |", "|---|---|---|"]
     for k, d in result["differences"].items():
         lines.append(f"| {k} | {iv(d)} | {d['deals']} |")
-    lines += ["", "| contract | uniform | rule (eps 0.05) | learned | learned - uniform | learned - rule |",
-              "|---|---|---|---|---|---|"]
+    has_base = "baseline" in result["beliefs"]
+    lines += ["", "| contract | uniform | rule (eps 0.05) |" + (" baseline |" if has_base else "")
+              + " learned | learned - uniform | learned - rule |" + (" learned - baseline |" if has_base else ""),
+              "|---|---|---|---|---|---|" + ("---|---|" if has_base else "")]
     for c, g in result["per_contract"].items():
         b, d = g["beliefs"], g["differences"]
-        lines.append(f"| {c} | {b['uniform']['log_loss']:.3f} | {b[fixed]['log_loss']:.3f} | {b['learned']['log_loss']:.3f} | "
-                     f"{iv(d['learned - uniform'])} | {iv(d['learned - ' + fixed])} |")
+        base_cell = f" {b['baseline']['log_loss']:.3f} |" if has_base else ""
+        base_diff = f" {iv(d['learned - baseline'])} |" if has_base else ""
+        lines.append(f"| {c} | {b['uniform']['log_loss']:.3f} | {b[fixed]['log_loss']:.3f} |{base_cell} "
+                     f"{b['learned']['log_loss']:.3f} | {iv(d['learned - uniform'])} | {iv(d['learned - ' + fixed])} |"
+                     f"{base_diff}")
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"]
     lines += ["", "| rank | " + " | ".join(["uniform", "rule (eps 0.05)", "learned"]) + " |", "|---|---|---|---|"]
     for r in ranks:
@@ -386,6 +405,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--record-prob", type=float, default=0.35)
     p.add_argument("--model", default=SHIPPED_BELIEF, help="the learned model: a shipped name or a file")
+    p.add_argument("--baseline", default="", help="a second learned model scored beside --model (shipped name or file)")
     p.add_argument("--rule-samples", type=int_at_least(1), default=64)
     p.add_argument("--out", default="runs/belief-measure")
     p.add_argument("--plot", default="", help="write the reliability diagram to this PNG")
@@ -405,12 +425,14 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     else:
         from agents.belief.model import BeliefModelError, load_belief_model
 
-        try:
-            load_belief_model(a.model)
-        except BeliefModelError as exc:
-            p.error(f"argument --model: {exc}")
+        for flag, name in (("--model", a.model), ("--baseline", a.baseline)):
+            try:
+                if name or flag == "--model":
+                    load_belief_model(name)
+            except BeliefModelError as exc:
+                p.error(f"argument {flag}: {exc}")
     return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
-                         a.model, a.rule_samples, a.out, a.plot, tuple(a.merge))
+                         a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
