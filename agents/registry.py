@@ -19,7 +19,7 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
 - ``heuristic``: ``preset`` (``v1``, the default: the hand-set weights of the first
   version; or ``tuned``, the Optuna weights for contracts 1 and 4) and every weight of
   :data:`agents.heuristic.DEFAULT_PARAMS` as a float (``heuristic:w_def=12,w_pen=0.05``).
-- ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``horizon``, ``z``, ``race_z``, ``infer``, ``belief``
+- ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``horizon``, ``z``, ``race_z``, ``race_top``, ``race_stop``, ``infer``, ``belief``
   (see :mod:`agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
 - ``cheat-search``: ``search``'s keys; a labelled reference cheat that searches with the

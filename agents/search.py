@@ -31,6 +31,11 @@ For a decision with a real choice the agent
      would draw from the stock (the top discard is then the alternative); where it takes
      the top discard it gets it (drawing from the stock instead costs 20-26 points on
      average in contracts 6 and 7, and its third discard 11-12).
+     There, too, search stops at half its budget when no alternative is ahead of the
+     heuristic's move by ``race_stop`` standard errors: at the bar of ``race_z`` such a
+     move is almost never taken (from below ``race_stop`` = 0.5 at half, the second half
+     would need about 3 standard errors alone), and the rollouts of these long races are
+     the most expensive ones.
 
 A decision with one legal move costs nothing.  The budget is ``sims`` rollouts per
 decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out until
@@ -74,6 +79,9 @@ DEFAULT_SIMS = 32
 DEFAULT_RACE_Z = 2.5
 #: The ``top`` of those contracts (discards evaluated: the heuristic's best ones).
 DEFAULT_RACE_TOP = 2
+#: In those contracts, the lead (standard errors) an alternative needs at half the budget
+#: for the search to go on (see :meth:`SearchAgent.evaluate`).
+DEFAULT_RACE_STOP = 0.5
 
 #: Rollouts at most when a time budget (``ms``) is set.
 MAX_TIMED_SIMS = 4096
@@ -91,6 +99,9 @@ SEARCH_PARAMS: dict[str, Param] = {
     "z": Param(float, 1.5, "standard errors by which a move must beat the heuristic's to replace it", minimum=0),
     "race_z": Param(float, DEFAULT_RACE_Z, "z in the contracts whose opening closes the deal (6 and 7, R12)", minimum=0),
     "race_top": Param(int, DEFAULT_RACE_TOP, "top in the contracts whose opening closes the deal", minimum=1),
+    "race_stop": Param(
+        float, DEFAULT_RACE_STOP, "in the contracts whose opening closes the deal, stop at half the rollouts when no "
+        "alternative leads the heuristic's move by this many standard errors (0: never stop early)", minimum=0),
     "infer": Param(
         float, DEFAULT_FACTOR,
         "opponent model: unopened opponents' hidden cards replay this many draws per stock draw they made "
@@ -122,16 +133,17 @@ class SearchAgent:
         belief: str = "auto",
         race_z: float = DEFAULT_RACE_Z,
         race_top: int = DEFAULT_RACE_TOP,
+        race_stop: float = DEFAULT_RACE_STOP,
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
-        if sims < 1 or top < 1 or race_top < 1 or horizon < 1 or ms < 0 or infer < 0:
+        if sims < 1 or top < 1 or race_top < 1 or horizon < 1 or ms < 0 or infer < 0 or not race_stop >= 0:
             raise ValueError(
-                f"sims, top, race_top and horizon must be >= 1 and ms and infer >= 0, got {sims}, {top}, "
-                f"{race_top}, {horizon}, {ms}, {infer}"
+                f"sims, top, race_top and horizon must be >= 1 and ms, infer and race_stop >= 0, got {sims}, {top}, "
+                f"{race_top}, {horizon}, {ms}, {infer}, {race_stop}"
             )
         self.sims, self.ms, self.top, self.horizon, self.z = sims, ms, top, horizon, z
-        self.race_z, self.race_top = race_z, race_top
+        self.race_z, self.race_top, self.race_stop = race_z, race_top, race_stop
         self.infer = infer
         if belief == "auto":
             belief = "rule" if infer > 0 else "uniform"
@@ -162,8 +174,22 @@ class SearchAgent:
         if len(candidates) == 1:
             return candidates[0]
         self.searched += 1
-        z = self.race_z if opening_closes(view) else self.z
-        return candidates[self.choose(self.evaluate(view, candidates), z)]
+        if opening_closes(view):
+            stop = self.race_stop if self.race_stop > 0 else None
+            return candidates[self.choose(self.evaluate(view, candidates, stop), self.race_z)]
+        return candidates[self.choose(self.evaluate(view, candidates), self.z)]
+
+    @staticmethod
+    def lead(samples: list[list[float]], i: int) -> tuple[float, float]:
+        """Candidate ``i``'s mean gain over candidate 0 on their shared determinizations
+        and its standard error (``inf`` with fewer than two pairs)."""
+        diffs = [a - b for a, b in zip(samples[i], samples[0])]
+        m = len(diffs)
+        if m < 2:
+            return 0.0, float("inf")
+        mean = sum(diffs) / m
+        var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
+        return mean, (var / m) ** 0.5
 
     def choose(self, samples: list[list[float]], z: float | None = None) -> int:
         """Index of the candidate to play: the heuristic's (0) unless another beats it on
@@ -171,16 +197,10 @@ class SearchAgent:
         standard errors of the paired difference (a noisy argmax over a few rollouts of a
         high-variance deal is worse than the heuristic's own choice)."""
         z = self.z if z is None else z
-        base = samples[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(samples)):
-            diffs = [a - b for a, b in zip(samples[i], base)]
-            m = len(diffs)
-            if m < 2:
-                continue
-            mean = sum(diffs) / m
-            var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
-            if mean > best_gain and mean > z * (var / m) ** 0.5:
+            mean, se = self.lead(samples, i)
+            if se < float("inf") and mean > best_gain and mean > z * se:
                 best, best_gain = i, mean
         return best
 
@@ -196,15 +216,26 @@ class SearchAgent:
             return [choice]
         return candidate_moves(self.guide, view, legal, choice, self.race_top)
 
-    def evaluate(self, view: PlayerView, candidates: list[Move]) -> list[list[float]]:
+    def evaluate(self, view: PlayerView, candidates: list[Move], stop: float | None = None) -> list[list[float]]:
         """Rollout values of each candidate, one per shared determinization, in order
-        (the first candidates may have one more than the last when the budget runs out)."""
+        (the first candidates may have one more than the last when the budget runs out).
+
+        With ``stop`` (and a budget of ``sims``), the rollouts end after the first round
+        that reaches half the budget if no alternative then leads candidate 0 by ``stop``
+        standard errors (:meth:`lead`): the samples so far are returned.
+        """
         k = len(candidates)
         samples: list[list[float]] = [[] for _ in range(k)]
         deadline = time.perf_counter() + self.ms / 1000.0 if self.ms > 0 else None
         budget = MAX_TIMED_SIMS if deadline is not None else self.sims
+        check = budget // 2 if stop is not None and deadline is None else budget
         done = 0
         while done < budget:
+            if done >= check:
+                check = budget  # one look, at half
+                leads = [self.lead(samples, i) for i in range(1, k)]
+                if all(se < float("inf") and mean <= stop * se for mean, se in leads):
+                    break
             det = self.determinize(view)
             policy_seed = self.rng.getrandbits(32)
             for i, move in enumerate(candidates):

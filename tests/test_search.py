@@ -219,3 +219,55 @@ def test_race_contracts_weigh_fewer_candidates() -> None:
             elif kind is MoveKind.DRAW_STOCK:
                 assert len(cands) == len(legal)  # the top discard stays an alternative
     assert {"6 discard 2", "7 discard 2", "4 discard 4", "4 take"} <= seen and seen & {"6 take", "7 take"}, seen
+
+
+class _Scripted(SearchAgent):
+    """Search whose rollouts return scripted values: candidate i's j-th rollout is
+    ``values[i][j]`` (the determinizations are still drawn, as in play)."""
+
+    def __init__(self, values: list[list[float]], **kw) -> None:
+        super().__init__(seed=0, **kw)
+        self.values = values
+        self._count: list[int] = [0] * len(values)
+
+    def evaluate(self, view, candidates, stop=None):  # type: ignore[override]
+        self._count = [0] * len(candidates)
+        return super().evaluate(view, candidates, stop)
+
+    def rollout(self, game, seat, policy_seed):  # type: ignore[override]
+        i = next(i for i, n in enumerate(self._count) if n == min(self._count))
+        self._count[i] += 1
+        return self.values[i][self._count[i] - 1]
+
+
+def test_race_search_stops_at_half_when_no_alternative_leads() -> None:
+    """At half the budget: no lead of race_stop standard errors -> the rollouts end there;
+    a clear lead -> the whole budget; race_stop=0 or an ordinary contract -> the whole budget."""
+    game = next(g for g in _decision_points(2, 6, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) == 2)
+    view, legal = game.view(game.current), game.legal_moves()
+    cands = SearchAgent(seed=0).candidates(view, legal)
+    base = [float(x % 5) for x in range(16)]
+    behind = [b - 1.0 + (x % 3) for x, b in enumerate(base)]  # mean lead about 0: below 0.5 se
+    ahead = [b + 20.0 + (x % 3) for x, b in enumerate(base)]  # a clear lead
+    short = _Scripted([base, behind], sims=32)
+    assert [len(s) for s in short.evaluate(view, cands, stop=0.5)] == [8, 8]
+    full = _Scripted([base, ahead], sims=32)
+    full.values = [base + base, ahead + ahead]
+    assert [len(s) for s in full.evaluate(view, cands, stop=0.5)] == [16, 16]
+    never = _Scripted([base + base, behind + behind], sims=32)
+    assert [len(s) for s in never.evaluate(view, cands, stop=None)] == [16, 16]
+    # act() applies it only in the race contracts, with the agent's race_stop
+    calls: list = []
+    for spec_stop, want in ((0.5, 0.5), (0.0, None)):
+        agent = SearchAgent(seed=0, sims=4, race_stop=spec_stop)
+        agent.evaluate = lambda v, c, stop=None: calls.append(stop) or [[0.0] * 2 for _ in c]  # type: ignore[method-assign]
+        agent.act(view, legal)
+        assert calls[-1] == want
+    c4 = next(g for g in _decision_points(2, 4, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) > 1)
+    agent = SearchAgent(seed=0, sims=4)
+    agent.evaluate = lambda v, c, stop=None: calls.append(stop) or [[0.0] * 2 for _ in c]  # type: ignore[method-assign]
+    agent.act(c4.view(c4.current), c4.legal_moves())
+    assert calls[-1] is None
+    assert make_agent("search").race_stop == 0.5 and make_agent("search:race_stop=0").race_stop == 0.0
+    with pytest.raises(SpecError):
+        make_agent("search:race_stop=-1")
