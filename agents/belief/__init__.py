@@ -17,7 +17,7 @@ Three beliefs, by name (:func:`make_belief`, search's ``belief=`` key):
   (:func:`carioca_env.determinize.determinize_view`);
 - ``rule``: today's rule model (:mod:`agents.opponent_model`): an unopened opponent's
   hidden cards replay ``factor`` draws per stock draw it made, keeping what helps;
-- ``learned``: the shipped learned model (:mod:`agents.belief.learned`), fitted on game
+- ``learned``: the newest shipped learned model (:mod:`agents.belief.learned`), fitted on game
   records of the built-in agents.
 """
 
@@ -119,7 +119,7 @@ class RuleBelief(Belief):
 
 def make_belief(name: str, factor: float = DEFAULT_FACTOR) -> Belief:
     """The belief named ``name``: ``uniform``, ``rule`` (with the replay ``factor``),
-    ``learned`` (the shipped model), or a shipped learned model's name (``belief-v1``).
+    ``learned`` (the newest shipped model), or a shipped learned model's name (``belief-v1``).
 
     Raises:
         ValueError: an unknown name.

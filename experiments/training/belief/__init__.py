@@ -5,7 +5,10 @@
   hidden hands there;
 - :mod:`.fit`: ``python -m experiments.training.belief.fit``: record training positions and fit
   the per-contract softmax weights (the shipped ``agents/models/belief-v1.json``);
+- :mod:`.calibrate`: ``python -m experiments.training.belief.calibrate``: a per-contract
+  temperature and uniform mixture fitted on validation deals of other seeds (the shipped
+  ``agents/models/belief-v2.json``);
 - :mod:`.measure`: ``python -m experiments.training.belief.measure``: held-out log-loss and
-  calibration of the uniform, rule and learned beliefs, with paired intervals and a
-  reliability diagram.
+  calibration of the uniform, rule and learned beliefs (and a baseline learned model),
+  with paired intervals and a reliability diagram.
 """

@@ -235,7 +235,10 @@ def _write(result: dict[str, Any], out: Path, plot: str, log: Any) -> None:
     if plot:
         names = ["uniform", f"rule eps={RULE_EPS_FIXED:g}", *(["baseline"] if "baseline" in result["beliefs"] else []),
                  "learned"]
-        reliability_plot(result, Path(plot), names)
+        cfg = result.get("config")
+        labels = {"learned": f"learned ({cfg['model']})", "baseline": f"baseline ({cfg['baseline']})"} \
+            if isinstance(cfg, dict) and cfg.get("baseline") else {}
+        reliability_plot(result, Path(plot), names, labels)
         log(f"[belief-measure] wrote {plot}")
 
 
@@ -368,9 +371,11 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str]) -> None:
-    """The reliability diagram of ``names``: mean predicted against mean observed
-    probability that an unseen copy is hidden in an opponent's hand, per bin."""
+def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str],
+                     labels: dict[str, str] | None = None) -> None:
+    """The reliability diagram of ``names`` (shown as ``labels[name]`` where given): mean
+    predicted against mean observed probability that an unseen copy is hidden in an
+    opponent's hand, per bin."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -382,7 +387,7 @@ def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str]) -
         s = result["beliefs"][name]
         xs = [b["predicted"] for b in s["bins"]]
         ys = [b["observed"] for b in s["bins"]]
-        ax.plot(xs, ys, marker=marker, ms=4, label=f"{name} (ECE {s['ece']:.3f})")
+        ax.plot(xs, ys, marker=marker, ms=4, label=f"{(labels or {}).get(name, name)} (ECE {s['ece']:.3f})")
     ax.set_xlabel("predicted P(an unseen copy is in the opponent's hidden cards)")
     ax.set_ylabel("observed frequency")
     ax.set_xlim(0, 1)
