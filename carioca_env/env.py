@@ -100,9 +100,9 @@ class EnvConfig:
         illegal_action: ``"penalize"`` (default): PettingZoo's convention, the actor gets
             ``illegal_reward`` and the episode terminates for everyone; or ``"raise"`` an
             :class:`IllegalActionError` (nothing changes; for debugging a policy's masking).
-        illegal_reward: reward of an illegal action under ``"penalize"``; ``None``
-            (default) is :func:`worst_return` of the configuration, so an illegal action
-            is never better than any legal play.
+        illegal_reward: reward of an illegal action under ``"penalize"``, 0 or negative
+            (a positive one is refused); ``None`` (default) is :func:`worst_return` of the
+            configuration, so an illegal action is never better than any legal play.
         render_all_hands: render every hand (a god view) instead of the acting seat's.
         features: the observation variant: ``"base"`` (default), ``"planning"``
             (appends the hand's plan, :mod:`carioca_env.planning`), ``"discards"``
@@ -140,6 +140,13 @@ class EnvConfig:
                 object.__setattr__(self, name, as_real(name, getattr(self, name)))
             except (TypeError, ValueError) as exc:
                 raise InvalidConfigError(str(exc)) from None
+        if self.illegal_reward > 0:
+            # a positive reward would pay a policy for illegal actions: every legal return
+            # is at most 0 (penalties) or 1 (a win), so the ending could become the best move
+            raise InvalidConfigError(
+                f"illegal_reward must be 0 or negative (a positive reward pays for illegal actions), "
+                f"got {self.illegal_reward}"
+            )
         try:
             check_features(self.features)
         except ValueError as exc:

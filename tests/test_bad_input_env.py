@@ -35,6 +35,9 @@ BAD_OPTIONS = [
     ({"illegal_reward": "x"}, ["illegal_reward", "str"]),
     ({"illegal_reward": float("-inf")}, ["illegal_reward", "finite"]),
     ({"illegal_reward": True}, ["illegal_reward", "bool"]),
+    ({"illegal_reward": 5.0}, ["illegal_reward", "0 or negative", "5.0"]),
+    ({"illegal_reward": 1}, ["illegal_reward", "0 or negative", "1.0"]),
+    ({"illegal_reward": np.float32(0.25)}, ["illegal_reward", "0 or negative", "0.25"]),
     ({"max_turns": 0}, ["max_turns"]),
     ({"max_turns": -1}, ["max_turns"]),
     ({"max_turns": 1.5}, ["max_turns", "float"]),
@@ -193,6 +196,22 @@ def test_a_refused_step_after_a_deal_end_keeps_the_pending_reward_and_a_retry_se
     assert np.array_equal(obs["observation"], last_before[0]["observation"])
     env.step(_first_legal(env))  # the retry plays, and only then clears the pending reward
     assert raw._cumulative_rewards[agent] == 0.0
+
+
+def test_a_positive_illegal_reward_is_refused_where_the_config_is_built() -> None:
+    """``EnvConfig`` itself refuses a reward for illegal actions (before any env exists),
+    and so does the single-agent wrapper that builds one; 0 and negative rewards stay."""
+    from carioca_env.env import EnvConfig
+    from carioca_env.wrappers import CariocaSingleAgentEnv
+
+    for bad in (0.5, 3, np.int64(2)):
+        with pytest.raises(InvalidConfigError, match="illegal_reward must be 0 or negative"):
+            EnvConfig(illegal_reward=bad)
+        with pytest.raises(InvalidConfigError, match="illegal_reward must be 0 or negative"):
+            CariocaSingleAgentEnv(deals=(1,), illegal_reward=bad)
+    assert EnvConfig(illegal_reward=0).illegal_reward == 0.0
+    assert EnvConfig(illegal_reward=-5).illegal_reward == -5.0
+    assert EnvConfig(reward="win", illegal_reward=None).illegal_reward == -1.0
 
 
 @pytest.mark.parametrize("options, words", BAD_OPTIONS, ids=[str(o) for o, _ in BAD_OPTIONS])
