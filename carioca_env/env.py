@@ -140,7 +140,7 @@ class EnvConfig:
                 object.__setattr__(self, name, as_real(name, getattr(self, name)))
             except (TypeError, ValueError) as exc:
                 raise InvalidConfigError(str(exc)) from None
-        if self.illegal_reward > 0:
+        if cast(float, self.illegal_reward) > 0:  # a float after the loop above
             # a positive reward would pay a policy for illegal actions: every legal return
             # is at most 0 (penalties) or 1 (a win), so the ending could become the best move
             raise InvalidConfigError(
