@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from experiments.common.files import write_file
+from experiments.training.state_rows import StateRows
 
 DATA_FORMAT = "carioca-imitation-data"
 DATA_VERSION = 1
@@ -64,50 +65,23 @@ class DatasetError(ValueError):
 
 
 @dataclass
-class Rows:
-    """Labelled states gathered in memory before they become a shard."""
+class Rows(StateRows):
+    """Labelled states gathered in memory before they become a shard: the shared columns
+    of :class:`~experiments.training.state_rows.StateRows` and the roll-in's own."""
 
-    obs: list[np.ndarray] = field(default_factory=list)
-    mask: list[np.ndarray] = field(default_factory=list)
-    action: list[int] = field(default_factory=list)
     played: list[int] = field(default_factory=list)
     by_learner: list[bool] = field(default_factory=list)
     ret: list[float] = field(default_factory=list)
-    seat: list[int] = field(default_factory=list)
-    game_seed: list[int] = field(default_factory=list)
-    game: list[int] = field(default_factory=list)
-    step: list[int] = field(default_factory=list)
-    deal: list[int] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.action)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The shard's arrays (see the module docstring)."""
         arrays = {
-            **state_arrays(self),
+            **self.state_arrays(),
             "played": np.asarray(self.played, dtype=np.int32),
             "by_learner": np.asarray(self.by_learner, dtype=bool),
             "ret": np.asarray(self.ret, dtype=np.float32),
         }
         return {k: arrays[k] for k in COLUMNS}
-
-
-def state_arrays(rows: Any) -> dict[str, np.ndarray]:
-    """The arrays every shard of labelled states has, from the list attributes of ``rows``
-    (``obs``, ``mask``, ``action``, ``seat``, ``game_seed``, ``game``, ``step``, ``deal``):
-    observations as float32 rows, masks packed with ``numpy.packbits``."""
-    n = len(rows.action)
-    return {
-        "obs": np.asarray(rows.obs, dtype=np.float32).reshape(n, -1),
-        "mask": np.packbits(np.asarray(rows.mask, dtype=bool).reshape(n, -1), axis=1),
-        "action": np.asarray(rows.action, dtype=np.int32),
-        "seat": np.asarray(rows.seat, dtype=np.int8),
-        "game_seed": np.asarray(rows.game_seed, dtype=np.int64),
-        "game": np.asarray(rows.game, dtype=np.int32),
-        "step": np.asarray(rows.step, dtype=np.int32),
-        "deal": np.asarray(rows.deal, dtype=np.int8),
-    }
 
 
 def unpack_masks(packed: np.ndarray, num_actions: int) -> np.ndarray:

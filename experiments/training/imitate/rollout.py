@@ -133,16 +133,10 @@ def _learner_decision(game: Game, seat: int, legal: list[Move], table: Any, teac
         if not mask[action]:
             raise RuntimeError(f"imitation roll-in chose masked action {action} at seat {seat} "
                                f"({'teacher' if use_teacher else 'learner'}; game seed {gseed})")
-        rows.obs.append(obs)
-        rows.mask.append(mask)
-        rows.action.append(int(label))
+        rows.add_state(obs, mask, int(label), seat=seat, game_seed=gseed, game=game_index, step=step0 + len(chosen),
+                       deal=game.deal_number)
         rows.played.append(int(action))
         rows.by_learner.append(not use_teacher)
-        rows.seat.append(seat)
-        rows.game_seed.append(gseed)
-        rows.game.append(game_index)
-        rows.step.append(step0 + len(chosen))
-        rows.deal.append(game.deal_number)
         chosen.append(action)
         decoded = table.to_move(action, seat)
         if isinstance(decoded, Meld):

@@ -45,36 +45,27 @@ from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-from experiments.training.imitate.dataset import state_arrays
+from experiments.training.state_rows import StateRows
 
 #: Columns of a labelled shard (see :mod:`experiments.training.improve.data`).
 COLUMNS = ("obs", "mask", "action", "cand", "adv", "seat", "game_seed", "game", "step", "deal")
 
 
 @dataclass
-class AdvantageRows:
-    """Rows gathered in memory before they become a shard."""
+class AdvantageRows(StateRows):
+    """Rows gathered in memory before they become a shard: the shared columns of
+    :class:`~experiments.training.state_rows.StateRows`, and per row up to ``top``
+    candidate action ids with their advantages."""
 
-    top: int
-    obs: list[np.ndarray] = field(default_factory=list)
-    mask: list[np.ndarray] = field(default_factory=list)
-    action: list[int] = field(default_factory=list)
+    top: int = field(kw_only=True)
     cand: list[list[int]] = field(default_factory=list)
     adv: list[list[float]] = field(default_factory=list)
-    seat: list[int] = field(default_factory=list)
-    game_seed: list[int] = field(default_factory=list)
-    game: list[int] = field(default_factory=list)
-    step: list[int] = field(default_factory=list)
-    deal: list[int] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.action)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The shard's arrays (see :mod:`experiments.training.improve.data`)."""
         n = len(self)
         arrays = {
-            **state_arrays(self),
+            **self.state_arrays(),
             "cand": np.asarray(self.cand, dtype=np.int32).reshape(n, self.top),
             "adv": np.asarray(self.adv, dtype=np.float32).reshape(n, self.top),
         }
@@ -128,9 +119,8 @@ def label_game(players: int, contract: int, game_seed: int, game_index: int, fea
             ids = table.move_actions(choice, seat)
             pending: list[Meld] = []
             for k, label in enumerate(ids):  # an opening is chosen meld by meld, one row each
-                rows.obs.append(encode_observation(view, pending, features))
-                rows.mask.append(table.legal_mask(legal, seat, pending))
-                rows.action.append(label)
+                rows.add_state(encode_observation(view, pending, features), table.legal_mask(legal, seat, pending),
+                               label, seat=seat, game_seed=game_seed, game=game_index, step=steps, deal=contract)
                 if k == 0 and len(cands) > 1:
                     c = [table.move_actions(m, seat)[0] for m in cands]
                     a = list(adv)
@@ -138,11 +128,6 @@ def label_game(players: int, contract: int, game_seed: int, game_index: int, fea
                     c, a = [label], [0.0]
                 rows.cand.append(c + [-1] * (top - len(c)))
                 rows.adv.append(a + [0.0] * (top - len(a)))
-                rows.seat.append(seat)
-                rows.game_seed.append(game_seed)
-                rows.game.append(game_index)
-                rows.step.append(steps)
-                rows.deal.append(contract)
                 steps += 1
                 decoded = table.to_move(label, seat)
                 if isinstance(decoded, Meld):
