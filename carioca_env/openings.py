@@ -8,8 +8,9 @@ positions 1..14 (runs: no joker, or the joker in one of the 4 places).  Openings
 then the combinations of candidates taken in non-decreasing candidate order, so each
 distinct opening is produced exactly once, whatever order its melds were chosen in.
 Cheap necessary conditions skip most of the work on the many hands that cannot open:
-upper bounds on the runs and the trios a hand could lay together, from its counts as
-bytes, before any candidate is built (:func:`most_runs`, :func:`most_trios`); then a rank
+lower bounds on the jokers a contract's runs and trios would take from the hand, from its
+counts as bytes, before any candidate is built (:func:`fewest_run_jokers`,
+:func:`fewest_trio_jokers`); then a rank
 with too few naturals, a suit with too few ranks, a kind of meld that does not fit on its
 own.  Tests compare :func:`enumerate_openings` with :func:`search_openings` (the search
 without the bounds) and both with the plain search over every meld held.
@@ -224,6 +225,8 @@ _TWO_LEFT = bytes(int(k % 3 == 2) for k in range(256))
 #: byte); a hand holds 2 of a natural at most (R1), so only a malformed one exceeds it
 _MOST_COPIES = 63
 _FEW_COPIES = bytes(range(_MOST_COPIES + 1))
+#: what :func:`fewest_run_jokers` says when no number of jokers makes the runs
+NEVER = 1 << 16
 #: a suit's ranks held (13 bytes 0/1, ace first) -> 2 when 4 consecutive positions are
 #: held, 1 when only 3 of some window are (each run there needs a joker), 0 when no run
 #: is possible; at most 2**13 keys, filled as they come
@@ -245,14 +248,14 @@ def _suit_shape(present: bytes) -> int:
     return shape
 
 
-def most_runs(held: bytes) -> int:
-    """An upper bound on how many opening runs of a hand fit in it together.
+def fewest_run_jokers(held: bytes, runs: int) -> int:
+    """A lower bound on the jokers ``runs`` opening runs of a hand take together;
+    :data:`NEVER` when no number of jokers would do.
 
     ``held`` is the hand's 53 counts as bytes.  A run takes 3 or 4 naturals of one suit
     on a window of 4 positions and at most one joker (R4, R5): a suit with no window
     holding 3 of its positions has none; one with no window holding all 4 has only runs
-    with a joker, as many as the jokers at most; and no suit has more runs than a third
-    of its naturals.
+    with a joker; and no suit has more runs than a third of its naturals.
     """
     present = held.translate(_PRESENT)
     free = with_joker = 0
@@ -267,11 +270,14 @@ def most_runs(held: bytes) -> int:
                 free += most
             else:
                 with_joker += most
-    return free + min(held[JOKER], with_joker)
+    if free >= runs:
+        return 0
+    short = runs - free  # runs only a suit that needs a joker can give, one joker each
+    return short if short <= with_joker else NEVER
 
 
-def most_trios(held: bytes) -> int:
-    """An upper bound on how many opening trios of a hand fit in it together.
+def fewest_trio_jokers(held: bytes, trios: int) -> int:
+    """A lower bound on the jokers ``trios`` opening trios of a hand take together.
 
     ``held`` is the hand's 53 counts as bytes (naturals at most :data:`_MOST_COPIES`).
     ``t`` trios of one rank need ``2t`` naturals and ``3t`` cards with at most ``t``
@@ -284,12 +290,11 @@ def most_trios(held: bytes) -> int:
         int.from_bytes(held[0:13], "little") + int.from_bytes(held[13:26], "little")
         + int.from_bytes(held[26:39], "little") + int.from_bytes(held[39:52], "little")
     ).to_bytes(NUM_RANKS, "little")
-    alone = sum(per_rank.translate(_THIRD))
-    cheap = sum(per_rank.translate(_TWO_LEFT))
-    jokers = held[JOKER]
-    if jokers <= cheap:
-        return alone + jokers
-    return alone + cheap + (jokers - cheap) // 2
+    short = trios - sum(per_rank.translate(_THIRD))
+    if short <= 0:
+        return 0
+    cheap = sum(per_rank.translate(_TWO_LEFT))  # ranks where one joker makes one more trio
+    return short if short <= cheap else 2 * short - cheap
 
 
 def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Meld, ...]]:
@@ -299,9 +304,10 @@ def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[
     :class:`~carioca_env.moves.Move`'s ``melds``).  An opening must leave at least one
     card in hand (R10).
 
-    Most hands cannot open: upper bounds on the runs and on the trios the hand could lay
-    (:func:`most_runs`, :func:`most_trios`, a few C-level byte operations) turn those
-    away before the search (:func:`search_openings`), which is the same list otherwise.
+    Most hands cannot open: lower bounds on the jokers the contract's runs and trios
+    would take (:func:`fewest_run_jokers`, :func:`fewest_trio_jokers`, a few C-level byte
+    operations) turn away those that hold too few, before the search
+    (:func:`search_openings`), which is the same list otherwise.
     """
     if sum(counts) - contract.cards < 1:
         return []
@@ -314,9 +320,12 @@ def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[
             return search_openings(counts, contract)
         if held.translate(None, _FEW_COPIES):  # a count above them: no hand; byte sums could carry
             return search_openings(counts, contract)
-        if contract.runs and most_runs(held) < contract.runs:
+        # the runs and the trios of an opening take disjoint jokers
+        jokers = held[JOKER]
+        need = fewest_run_jokers(held, contract.runs) if contract.runs else 0
+        if need > jokers:
             return []
-        if contract.trios and most_trios(held) < contract.trios:
+        if contract.trios and need + fewest_trio_jokers(held, contract.trios) > jokers:
             return []
     return search_openings(counts, contract)
 

@@ -346,8 +346,9 @@ from carioca_env import CONTRACTS, JOKER, enumerate_openings  # noqa: E402
 from carioca_env.openings import (  # noqa: E402
     _RUNS,
     _TRIOS,
-    most_runs,
-    most_trios,
+    NEVER,
+    fewest_run_jokers,
+    fewest_trio_jokers,
     run_candidates,
     search_openings,
     trio_candidates,
@@ -422,30 +423,32 @@ def test_opening_enumeration_equals_the_plain_search(counts: list[int], deal: in
         assert enumerate_openings(seq, contract) == reference
 
 
-def _most_together(counts, candidates, cap: int = 4) -> int:
-    """How many of ``candidates`` (repeats allowed) the hand holds together, up to
-    ``cap``: the plain search over every combination."""
-    most = 0
-    for k in range(1, cap + 1):
-        if not any(_holds(counts, combo) for combo in combinations_with_replacement(candidates, k)):
-            break
-        most = k
-    return most
+def _fewest_jokers(counts, candidates, k: int) -> int | None:
+    """The fewest jokers ``k`` of ``candidates`` (repeats allowed) that the hand holds
+    together take, or None when no ``k`` fit: the plain search over every combination."""
+    used = [sum(m.cards.count(JOKER) for m in combo)
+            for combo in combinations_with_replacement(candidates, k) if _holds(counts, combo)]
+    return min(used) if used else None
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(counts=_hands())
-def test_opening_bounds_never_fall_below_what_the_hand_lays(counts: list[int]) -> None:
-    """``most_runs`` and ``most_trios`` (the byte-level bounds ``enumerate_openings``
-    turns hands away with) are at least the number of runs, or trios, that the plain
-    search finds laid together from the hand."""
+def test_opening_joker_bounds_never_exceed_what_the_hand_takes(counts: list[int]) -> None:
+    """``fewest_run_jokers`` and ``fewest_trio_jokers`` (the byte-level bounds
+    ``enumerate_openings`` turns hands away with) never exceed the fewest jokers that
+    1, 2 or 3 runs, or trios, laid together from the hand take in the plain search."""
     trios, runs = _reference_candidates(counts)
     held = bytes(counts)
-    assert most_runs(held) >= _most_together(counts, runs)
-    assert most_trios(held) >= _most_together(counts, trios)
+    for k in (1, 2, 3):
+        fewest = _fewest_jokers(counts, runs, k)
+        if fewest is not None:
+            assert fewest_run_jokers(held, k) <= fewest, k
+        fewest = _fewest_jokers(counts, trios, k)
+        if fewest is not None:
+            assert fewest_trio_jokers(held, k) <= fewest, k
 
 
-def test_opening_bounds_on_hand_built_cases() -> None:
+def test_opening_joker_bounds_on_hand_built_cases() -> None:
     """The bounds at their edges: a joker completes a run only where three of a window
     are held, one per run; a rank's fifth natural plus a joker makes its second trio."""
     from carioca_env import parse_cards
@@ -454,18 +457,18 @@ def test_opening_bounds_on_hand_built_cases() -> None:
     def held(text: str) -> bytes:
         return bytes(counts_of(parse_cards(text)))
 
-    assert most_runs(held("4S 5S 8S 9H JH KH 2D 5D 7D JK JK")) == 0  # no 3 of a window anywhere
-    assert most_runs(held("4S 5S 7S 9H JH KH 2D 5D 7D")) == 0  # 4S 5S _ 7S: a joker is missing
-    assert most_runs(held("4S 5S 7S 9H JH KH 2D 5D 7D JK")) == 1
-    assert most_runs(held("4S 5S 7S 9H JH KH 2D 3D 4D JK")) == 1  # two suits, one joker
-    assert most_runs(held("4S 5S 7S 9H JH KH 2D 3D 4D JK JK")) == 2
-    assert most_runs(held("QS KS AS 2H 3H 4H 5H")) == 1  # Q K A high: a joker would be needed
-    assert most_runs(held("JS QS KS AS 2H 3H 4H 5H")) == 2  # J Q K A high is a run
-    assert most_runs(held("4S 5S 6S 7S 4S 5S 6S 7S")) == 2  # two copies: two runs of one suit
-    assert most_trios(held("8S 8H 9S 9H 9D KS")) == 1
-    assert most_trios(held("8S 8H 9S 9H 9D KS JK")) == 2
-    assert most_trios(held("8S 8H 8D 8C 8S 9S JK")) == 2  # five 8s and a joker
-    assert most_trios(held("8S 8H 8D 8C 9S JK JK")) == 2  # four 8s and two jokers
+    assert fewest_run_jokers(held("4S 5S 8S 9H JH KH 2D 5D 7D JK JK"), 1) == NEVER  # no 3 of a window
+    assert fewest_run_jokers(held("4S 5S 7S 9H JH KH 2D 5D 7D"), 1) == 1  # 4S 5S _ 7S
+    assert fewest_run_jokers(held("4S 5S 7S 9H JH KH 2D 3D 4D"), 2) == 2  # and _ 2D 3D 4D
+    assert fewest_run_jokers(held("4S 5S 7S 9H JH KH 2D 3D 4D"), 3) == NEVER
+    assert fewest_run_jokers(held("QS KS AS 2H 3H 4H 5H"), 2) == 1  # Q K A high needs one
+    assert fewest_run_jokers(held("JS QS KS AS 2H 3H 4H 5H"), 2) == 0  # J Q K A high is a run
+    assert fewest_run_jokers(held("4S 5S 6S 7S 4S 5S 6S 7S"), 2) == 0  # two copies: two runs of a suit
+    assert fewest_trio_jokers(held("8S 8H 9S 9H 9D KS"), 1) == 0
+    assert fewest_trio_jokers(held("8S 8H 9S 9H 9D KS"), 2) == 1
+    assert fewest_trio_jokers(held("8S 8H 8D 8C 8S 9S"), 2) == 1  # five 8s and a joker
+    assert fewest_trio_jokers(held("8S 8H 8D 8C 9S"), 2) == 2  # four 8s and two jokers
+    assert fewest_trio_jokers(held("8S 8H 9S 9H KS"), 3) == 4  # two pairs, a third rank from nothing
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -514,7 +517,9 @@ def test_the_bounds_turn_hands_away_and_let_openings_through() -> None:
             if game.phase is Phase.PLAY and not game.opened[seat]:
                 hand, contract = game.hands[seat], game.contract
                 held = bytes(hand)
-                bounded = most_runs(held) < contract.runs or most_trios(held) < contract.trios
+                runs = fewest_run_jokers(held, contract.runs) if contract.runs else 0
+                trios = fewest_trio_jokers(held, contract.trios) if contract.trios else 0
+                bounded = runs + trios > hand[JOKER]
                 found = search_openings(hand, contract)
                 assert not (bounded and found)
                 turned_away += bounded
