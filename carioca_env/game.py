@@ -58,6 +58,8 @@ __all__ = ["Game"]
 _DISCARDS = tuple(Move.discard(c) for c in range(NUM_CARD_TYPES))
 #: the two draws, built once likewise (moves are immutable values)
 _DRAW_STOCK, _DRAW_DISCARD = Move.draw_stock(), Move.draw_discard()
+#: the phases of the hot paths, read as module globals
+_DRAW, _PLAY = Phase.DRAW, Phase.PLAY
 
 
 @dataclass(frozen=True)
@@ -282,7 +284,14 @@ class Game(GameRecords):
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to act, each distinct move once."""
-        return self._LEGAL[self.phase](self)
+        # the two phases of nearly every call by identity: a dict lookup would hash the
+        # Phase (Enum.__hash__ is Python code)
+        phase = self.phase
+        if phase is _PLAY:
+            return self._legal_play()
+        if phase is _DRAW:
+            return self._legal_draw()
+        return self._LEGAL[phase](self)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal now (validated directly, like :meth:`apply`)."""
@@ -352,11 +361,12 @@ class Game(GameRecords):
         Empty outside the play phase.  ``legal_moves()`` in the play phase is this list
         followed by the discards.
         """
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             return []
         seat = self.current
         if not self.opened[seat]:
-            return meld_moves(self.hands[seat], self.hand_sizes[seat], False, self.table, self.contract)
+            return meld_moves(self.hands[seat], self.hand_sizes[seat], False, self.table,
+                              CONTRACTS[self.config.deals[self.deal_index]])
         if self.hand_sizes[seat] < 2:  # R10: a lay-off or swap must leave a card
             return []
         counts = self.hands[seat]
@@ -482,7 +492,7 @@ class Game(GameRecords):
         self.hands[seat][card] += 1
         self.hand_sizes[seat] += 1
         self.drawn_card = card
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
 
     # play phase
     def _apply_play(self, move: Move) -> None:
@@ -628,17 +638,24 @@ class Game(GameRecords):
 
     def _discard(self, move: Move) -> None:
         seat = self.current
-        self._remove(seat, move.card)
-        self.discard.append(move.card)
-        self.discarded[seat][move.card] += 1
-        self.history.append(PublicEvent(seat, "DISCARD", move.card, move))
+        card = move.card
+        # _remove, inline: every other move of random play is a discard
+        self.hands[seat][card] -= 1
+        self.hand_sizes[seat] -= 1
+        known = self.known[seat]
+        if known[card]:
+            known[card] -= 1
+        self.discard.append(card)
+        self.discarded[seat][card] += 1
+        self.history.append(PublicEvent(seat, "DISCARD", card, move))
         self.turn += 1
         if self.hand_sizes[seat] == 0:  # R10: the discard that empties the hand closes
             self._close_deal(seat)
         else:
             self.current = (seat + 1) % self.num_players
-            self.phase = Phase.DRAW
-            self._start_turn()
+            self.phase = _DRAW
+            if not self.stock:
+                self._start_turn()
 
     def _remove(self, seat: int, card: int) -> None:
         self.hands[seat][card] -= 1
