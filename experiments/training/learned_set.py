@@ -302,63 +302,18 @@ def paired_rows_of(tournaments: Sequence[tuple[dict[str, Any], list[dict[str, An
                    baselines: Sequence[str] = BASELINES) -> list[dict[str, Any]]:
     """:func:`paired_rows` of tournaments already read: each a results file's header and
     its deal lines (a caller may leave some deals out, say the decks of an unfinished
-    tournament).
+    tournament); :func:`experiments.evaluation.tournament.summary.table_mate_rows` with
+    the learned labels found.
 
     Raises:
         ValueError: as :func:`paired_rows`.
     """
-    from experiments.common.stats import paired_difference
-    from experiments.evaluation.tournament.summary import table_means
+    from experiments.evaluation.tournament.summary import table_mate_rows
 
-    headers = [h for h, _ in tournaments]
-    deals = [(i, d) for i, (_, ds) in enumerate(tournaments) for d in ds]
-    players = {h["config"]["players"] for h in headers}
-    lucks = {h["config"].get("luck") for h in headers}
-    if len(players) != 1:
-        raise ValueError(f"results of different player counts cannot be pooled: {sorted(players)}")
-    if len(lucks) != 1:
-        raise ValueError("results corrected by different luck value functions (or some uncorrected) cannot be "
-                         f"pooled: {sorted(map(str, lucks))}")
-    (luck,) = lucks
-    corrected = luck is not None and all("luck" in d for _, d in deals)
-    labels = list(dict.fromkeys(a.partition("=")[0] if "=" in a else a for h in headers for a in h["config"]["agents"]))
+    labels = [a.partition("=")[0] if "=" in a else a for h, _ in tournaments for a in h["config"]["agents"]]
     learned = list(learned_labels) if learned_labels is not None else [
-        x for x in labels if x.startswith(("ppo_", "im_"))]
-    contracts = list(dict.fromkeys(k for h in headers for k in h["config"]["contracts"]))
-    rows = []
-    for lab in learned:
-        for base in baselines:
-            for k in contracts:
-                # per deck (file, deck): learned's and the baseline's table means, raw and corrected
-                mine: dict[tuple[int, int], list[tuple[float, float]]] = {}
-                theirs: dict[tuple[int, int], list[tuple[float, float]]] = {}
-                for i, d in deals:
-                    at_table = table_means(d)
-                    fixed = table_means({**d, "penalty": [p - c for p, c in zip(d["penalty"], d["luck"])]}) \
-                        if corrected else at_table
-                    others = [s for s in at_table if s == base or (s.startswith(base) and s[len(base):].isdigit())]
-                    if d["contract"] != k or lab not in at_table or not others:
-                        continue
-                    mine.setdefault((i, d["deck"]), []).append((at_table[lab], fixed[lab]))
-                    theirs.setdefault((i, d["deck"]), []).append(
-                        (sum(at_table[s] for s in others) / len(others), sum(fixed[s] for s in others) / len(others)))
-                if not mine:
-                    continue
-
-                def deck_means(values: dict[tuple[int, int], list[tuple[float, float]]],
-                               j: int) -> dict[tuple[int, int], float]:
-                    return {deck: sum(v[j] for v in vs) / len(vs) for deck, vs in values.items()}
-
-                ci = paired_difference(deck_means(mine, 0), deck_means(theirs, 0))
-                row = {"players": headers[0]["config"]["players"], "contract": k,
-                       "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
-                       "high": ci.high, "significant": ci.excludes_zero()}
-                if corrected:
-                    c = paired_difference(deck_means(mine, 1), deck_means(theirs, 1))
-                    row.update(luck=luck, corrected_diff=c.mean, corrected_low=c.low, corrected_high=c.high,
-                               corrected_significant=c.excludes_zero())
-                rows.append(row)
-    return rows
+        x for x in dict.fromkeys(labels) if x.startswith(("ppo_", "im_"))]
+    return table_mate_rows(tournaments, learned, baselines)
 
 
 def report(out: Path) -> str:

@@ -8,7 +8,7 @@ Usage::
 ``mates``: the agent minus its table-mates of the baseline (``heuristic``, or the seats
 ``heuristic1``, ``heuristic2``, ... averaged), per deck over the deals where they sat
 together, as the final tournament of the learned set reports it
-(:func:`experiments.training.learned_set.paired_rows`).  The folders are tournaments of
+(:func:`experiments.evaluation.tournament.summary.table_mate_rows`).  The folders are tournaments of
 the same agents (several seeds pool their decks); one row per contract.
 
 ``replace``: what replacing one seat of a table by the agent changes.  Each pair of
@@ -67,10 +67,10 @@ def _row(contract: int, decks: int, raw: tuple[float, float, float], corrected: 
 def mates(folders: Sequence[Path], agent: str, baseline: str) -> list[dict[str, Any]]:
     """Per contract: ``agent`` minus its ``baseline`` table-mates, raw and corrected, over
     the complete decks of ``folders`` pooled (see the module docstring)."""
-    from experiments.training.learned_set import paired_rows_of
+    from experiments.evaluation.tournament.summary import table_mate_rows
 
     rows = []
-    for r in paired_rows_of([_read(f) for f in folders], learned_labels=[agent], baselines=(baseline,)):
+    for r in table_mate_rows([_read(f) for f in folders], [agent], (baseline,)):
         rows.append(_row(r["contract"], r["decks"], (r["diff"], r["low"], r["high"]),
                          (r["corrected_diff"], r["corrected_low"], r["corrected_high"]), r["luck"]))
     return sorted(rows, key=lambda r: r["contract"])

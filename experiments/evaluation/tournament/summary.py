@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,6 +206,71 @@ def table_means(rec: dict[str, Any]) -> dict[str, float]:
     for agent, pen in zip(rec["seats"], rec["penalty"]):
         seats[agent].append(pen)
     return {a: sum(v) / len(v) for a, v in seats.items()}
+
+
+def table_mate_rows(tournaments: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]], agents: Sequence[str],
+                    baselines: Sequence[str]) -> list[dict[str, Any]]:
+    """Per agent, baseline and contract: the agent's penalty minus its table-mates' of the
+    baseline (``heuristic``, or the seats ``heuristic1``, ``heuristic2``, ... averaged), per
+    deck over the deals where they sat together, then the paired difference and its 95%
+    t-interval over decks (the learned set's final tournament reads it this way).
+
+    ``tournaments`` are results files read (each its header and deal lines; a caller may
+    leave deals out) of the same player count: their decks are pooled, each file's
+    distinct.  When every deal recorded its luck (one value function), a row also holds
+    the difference of luck-corrected penalties (``corrected_diff``, ``corrected_low``,
+    ``corrected_high``, ``corrected_significant``) and the fingerprint (``luck``).
+
+    Raises:
+        ValueError: the tournaments differ in player count or were corrected by
+            different value functions (or some not at all).
+    """
+    headers = [h for h, _ in tournaments]
+    deals = [(i, d) for i, (_, ds) in enumerate(tournaments) for d in ds]
+    players = {h["config"]["players"] for h in headers}
+    lucks = {h["config"].get("luck") for h in headers}
+    if len(players) != 1:
+        raise ValueError(f"results of different player counts cannot be pooled: {sorted(players)}")
+    if len(lucks) != 1:
+        raise ValueError("results corrected by different luck value functions (or some uncorrected) cannot be "
+                         f"pooled: {sorted(map(str, lucks))}")
+    (luck,) = lucks
+    corrected = luck is not None and all("luck" in d for _, d in deals)
+    contracts = list(dict.fromkeys(k for h in headers for k in h["config"]["contracts"]))
+    rows = []
+    for lab in agents:
+        for base in baselines:
+            for k in contracts:
+                # per deck (file, deck): the agent's and the baseline's table means, raw and corrected
+                mine: dict[tuple[int, int], list[tuple[float, float]]] = {}
+                theirs: dict[tuple[int, int], list[tuple[float, float]]] = {}
+                for i, d in deals:
+                    at_table = table_means(d)
+                    fixed = table_means({**d, "penalty": [p - c for p, c in zip(d["penalty"], d["luck"])]}) \
+                        if corrected else at_table
+                    others = [s for s in at_table if s == base or (s.startswith(base) and s[len(base):].isdigit())]
+                    if d["contract"] != k or lab not in at_table or not others:
+                        continue
+                    mine.setdefault((i, d["deck"]), []).append((at_table[lab], fixed[lab]))
+                    theirs.setdefault((i, d["deck"]), []).append(
+                        (sum(at_table[s] for s in others) / len(others), sum(fixed[s] for s in others) / len(others)))
+                if not mine:
+                    continue
+
+                def deck_means(values: dict[tuple[int, int], list[tuple[float, float]]],
+                               j: int) -> dict[tuple[int, int], float]:
+                    return {deck: sum(v[j] for v in vs) / len(vs) for deck, vs in values.items()}
+
+                ci = paired_difference(deck_means(mine, 0), deck_means(theirs, 0))
+                row = {"players": headers[0]["config"]["players"], "contract": k,
+                       "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
+                       "high": ci.high, "significant": ci.excludes_zero()}
+                if corrected:
+                    c = paired_difference(deck_means(mine, 1), deck_means(theirs, 1))
+                    row.update(luck=luck, corrected_diff=c.mean, corrected_low=c.low, corrected_high=c.high,
+                               corrected_significant=c.excludes_zero())
+                rows.append(row)
+    return rows
 
 
 def _unit_means(units: dict[tuple[str, str], dict[tuple[int, int], list[float]]], g: str, agent: str) -> dict[tuple[int, int], float]:
