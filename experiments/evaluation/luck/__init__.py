@@ -23,6 +23,7 @@ from experiments.evaluation.luck.value import (
     SHIPPED_FILE,
     SHIPPED_FILES,
     AnyValue,
+    DrawValue,
     MlpValue,
     ValueFileError,
     ValueFunction,
@@ -32,5 +33,5 @@ from experiments.evaluation.luck.value import (
     value_by_fingerprint,
 )
 
-__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "AnyValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction",
+__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "AnyValue", "DrawValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction",
            "load_value", "model_key", "shipped_value", "value_by_fingerprint"]

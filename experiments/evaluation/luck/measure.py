@@ -2,14 +2,14 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.measure widths --agents heuristic greedy --players 2 --decks 60 --out runs/luck-measure
+    python -m experiments.evaluation.luck.measure widths --agents heuristic greedy --players 2 --decks 60 --values 2 3
     python -m experiments.evaluation.luck.measure overhead --agents heuristic greedy --players 2 --decks 2
 
-``widths`` plays a luck-corrected duplicate tournament on all seven contracts (or
-``--contracts``) and prints, per contract, the raw and the corrected paired difference of
-the two agents and the ratio of the corrected to the raw interval half-width (both on the
-same decks, so the ratio is what the correction buys: a ratio ``r`` needs ``r**2`` times
-the decks for the same width).  ``learned`` stands for the shipped learned model of each
+``widths`` plays a duplicate tournament on all seven contracts (or ``--contracts``), once,
+correcting every deal with each value function of ``--values``, and prints, per contract,
+the raw and each corrected paired difference of the two agents and the ratio of the
+corrected to the raw interval half-width (all on the same deals, so the ratio is what the
+correction buys: a ratio ``r`` needs ``r**2`` times the decks for the same width).  ``learned`` stands for the shipped learned model of each
 contract at that player count.
 
 ``ceiling`` (2 players) bounds what any correction of the stock draws can do: it deals
@@ -20,6 +20,12 @@ difference's variance that the deal alone decides, which the covariance of the t
 shuffles' differences estimates; ``sqrt(that part / the variance)`` is the smallest
 reachable ratio of half-widths.
 
+``seeds`` (2 players) plays the duplicate pair of each of ``--decks`` decks (fit namespace)
+twice with different agent seeds, the deal and the whole stock order the same: the share
+of the paired difference's variance that the agents' own random choices (ties broken at
+random) decide, directly and through the cards each seat then draws.  A correction of the
+stock draws alone cannot remove the direct part.
+
 ``overhead`` plays the same tasks with and without the correction, each way twice in
 alternating order and each time in a fresh process, and reports the ratio of their CPU
 times (``time.process_time``: other processes on a shared machine do not count).
@@ -28,15 +34,18 @@ times (``time.process_time``: other processes on a shared machine do not count).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from experiments.common.argtypes import int_at_least
+from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.fit import learned_spec
-from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
+from experiments.evaluation.luck.value import SHIPPED_FILES, AnyValue, load_value
 
 
 @dataclass(frozen=True)
@@ -44,16 +53,16 @@ class MeasureConfig:
     """What to measure.
 
     Attributes:
-        what: ``widths``, ``overhead`` or ``ceiling``.
+        what: ``widths``, ``overhead``, ``ceiling`` or ``seeds``.
         agents: the two agents (``learned``: the shipped model of the contract).
         players: seats per table.
         contracts: contracts played.
         decks: decks per contract.
         seed: tournament seed.
-        workers: processes (``widths`` only).
-        out: results folder root (``widths`` only).
+        out: folder of the rows of ``widths`` (one JSON line per contract).
         max_turns: completed turns after which a deal is truncated.
-        value: the shipped value function's version to correct with (1 or 2).
+        values: the shipped value functions' versions to correct with (``widths`` corrects
+            the same deals with each; ``overhead`` times the first).
     """
 
     what: str
@@ -62,15 +71,14 @@ class MeasureConfig:
     contracts: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
     decks: int = 60
     seed: int = 2026
-    workers: int = 2
     out: str = "runs/luck-measure"
     max_turns: int = 2000
-    value: int = len(SHIPPED_FILES)
+    values: tuple[int, ...] = (len(SHIPPED_FILES),)
 
     @property
     def luck(self) -> str:
-        """The fingerprint of the value function to correct with."""
-        return load_value(SHIPPED_FILES[self.value - 1]).fingerprint
+        """The fingerprint of the (first) value function to correct with."""
+        return load_value(SHIPPED_FILES[self.values[0] - 1]).fingerprint
 
 
 def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
@@ -86,25 +94,92 @@ def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def widths(cfg: MeasureConfig) -> list[dict[str, float]]:
-    """One luck-corrected tournament per contract; a row per contract with both differences and the ratio."""
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequence[LuckTracker] = ()) -> list[float]:
+    """Play a dealt game to the end of its deal (an R13 redeal plays on; after ``max_turns``
+    completed turns every seat scores its hand, as in a tournament), each tracker
+    accumulating its corrections; the final penalties."""
+    from carioca_env.cards import hand_penalty
+    from carioca_env.moves import MoveKind
 
+    turns = 0
+    while not game.deal_results or game.deal_results[-1].cancelled:
+        if turns >= max_turns:
+            return [float(hand_penalty(game.hands[s])) for s in range(game.num_players)]
+        move = agents[game.current].act(game.view(game.current), game.legal_moves())
+        for t in trackers:
+            t.before(game, move)
+        game.apply(move)
+        for t in trackers:
+            t.after(game)
+        turns += move.kind is MoveKind.DISCARD
+    return [float(p) for p in game.deal_results[-1].scores]
+
+
+def corrected_pairs(tc: Any, values: Sequence[AnyValue]) -> tuple[Any, list[Any]]:
+    """Play every task of a two-agent tournament once, correcting each deal with every value
+    function: ``(raw, [corrected by each])``, the paired differences (x - y, per deck) of
+    :func:`experiments.common.stats.paired_difference` over the same deals.
+
+    The deals are the tournament's own (same decks, seats and agent seeds), and a
+    correction only observes a deal, so each corrected difference is the one
+    ``run_tournament`` reports with that value function.
+    """
+    from collections import defaultdict
+
+    from experiments.common.stats import paired_difference
+    from experiments.evaluation.tournament.play import setup_deal
+    from experiments.evaluation.tournament.tasks import make_tasks
+
+    labels = tc.labels
+    # per value function (raw first): (agent, (contract, deck)) -> that agent's penalties on the deck
+    units: list[dict[tuple[str, tuple[int, int]], list[float]]] = [defaultdict(list) for _ in range(len(values) + 1)]
+    for task in make_tasks(tc):
+        game, agents, seeds = setup_deal(tc, task)
+        for agent, seed in zip(agents, seeds):
+            agent.reset(seed)
+        trackers = [LuckTracker(v, tc.players) for v in values]
+        penalty = play_deal(game, agents, tc.max_turns, trackers)
+        for s, a in enumerate(task.seating):
+            key = (labels[a], (task.contract, task.deck))
+            units[0][key].append(penalty[s])
+            for u, t in zip(units[1:], trackers):
+                u[key].append(penalty[s] - float(t.corrections[s]))
+    x, y = labels[0], labels[1]
+    out = []
+    for u in units:
+        means = {k: sum(v) / len(v) for k, v in u.items()}
+        out.append(paired_difference({d: m for (a, d), m in means.items() if a == x},
+                                     {d: m for (a, d), m in means.items() if a == y}))
+    return out[0], out[1:]
+
+
+def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
+    """Per contract, one duplicate tournament played once and corrected by each value function
+    of ``cfg.values``: a row with the raw and each corrected difference and their ratios
+    (also appended to a JSON-lines file under ``cfg.out``, so a late stop keeps the rows done)."""
+    from experiments.evaluation.tournament import TournamentConfig
+
+    values = [load_value(SHIPPED_FILES[v - 1]) for v in cfg.values]
     rows = []
     for k in cfg.contracts:
         tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
-                              seed=cfg.seed, max_turns=cfg.max_turns, luck=cfg.luck)
-        out = Path(cfg.out) / f"v{cfg.value}-{'-'.join(cfg.agents)}-p{cfg.players}-c{k}-s{cfg.seed}"
-        t0 = time.monotonic()
-        s = run_tournament(tc, out, workers=cfg.workers, progress=False, log=lambda m: None)
-        p = s.pairs[0]
-        row = {"contract": k, "decks": p.decks, "raw": p.mean_diff, "raw_half": p.ci_half,
-               "corrected": p.corrected_diff, "corrected_half": p.corrected_half,
-               "ratio": p.corrected_half / p.ci_half if p.ci_half else float("nan"),
-               "seconds": time.monotonic() - t0}
+                              seed=cfg.seed, max_turns=cfg.max_turns)
+        t0 = time.process_time()
+        raw, corrected = corrected_pairs(tc, values)
+        row: dict[str, Any] = {"contract": k, "decks": raw.n, "raw": raw.mean, "raw_half": raw.half,
+                               "cpu_seconds": round(time.process_time() - t0, 1)}
+        cells = [f"{raw.mean:+.2f} ± {raw.half:.2f}"]
+        for v, c in zip(cfg.values, corrected):
+            ratio = c.half / raw.half if raw.half else float("nan")
+            row[f"v{v}"] = {"corrected": c.mean, "corrected_half": c.half, "ratio": ratio}
+            cells += [f"{c.mean:+.2f} ± {c.half:.2f}", f"{ratio:.2f}"]
         rows.append(row)
-        print(f"| {k} | {p.decks} | {p.mean_diff:+.2f} ± {p.ci_half:.2f} | {p.corrected_diff:+.2f} ± "
-              f"{p.corrected_half:.2f} | {row['ratio']:.2f} |", flush=True)
+        print(f"| {k} | {raw.n} | " + " | ".join(cells) + " |", flush=True)
+        out = Path(cfg.out)
+        out.mkdir(parents=True, exist_ok=True)
+        name = f"{'-'.join(cfg.agents)}-p{cfg.players}-s{cfg.seed}-d{cfg.decks}.jsonl"
+        with open(out / name, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
     return rows
 
 
@@ -113,8 +188,6 @@ def _duplicate_pair(deck: list[int], dealer: int, contract: int, agents: tuple[s
     """x's minus y's penalty per deal over the two seatings of one 2-player deck."""
     from agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import hand_penalty
-    from carioca_env.moves import MoveKind
 
     diff = 0.0
     for seating in ((0, 1), (1, 0)):
@@ -122,15 +195,7 @@ def _duplicate_pair(deck: list[int], dealer: int, contract: int, agents: tuple[s
         players = [make_agent(agents[a], sd) for a, sd in zip(seating, seeds)]
         for agent, sd in zip(players, seeds):
             agent.reset(sd)
-        turns = 0
-        while not game.deal_results or game.deal_results[-1].cancelled:
-            if turns >= max_turns:
-                break
-            move = players[game.current].act(game.view(game.current), game.legal_moves())
-            game.apply(move)
-            turns += move.kind is MoveKind.DISCARD
-        done = bool(game.deal_results) and not game.deal_results[-1].cancelled
-        pen = list(game.deal_results[-1].scores) if done else [hand_penalty(game.hands[s]) for s in range(2)]
+        pen = play_deal(game, players, max_turns)
         x = seating.index(0)
         diff += (pen[x] - pen[1 - x]) / 2.0
     return diff
@@ -176,6 +241,37 @@ def ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     return rows
 
 
+def seeds_share(cfg: MeasureConfig) -> list[dict[str, float | int]]:
+    """Per contract: the paired difference's variance over decks and agent seeds, and the
+    part the agents' own seeds decide when the deal and the whole stock order are fixed."""
+    import random
+
+    import numpy as np
+
+    from carioca_env.cards import full_deck
+    from experiments.common.seeds import LUCK_FIT, derive_seed
+
+    if cfg.players != 2:
+        raise SystemExit("seeds plays 2-player duplicate pairs only")
+    rows = []
+    for k in cfg.contracts:
+        diffs = np.zeros((cfg.decks, 2))
+        for d in range(cfg.decks):
+            rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "seeds", k, d))
+            deck = full_deck()
+            rng.shuffle(deck)
+            dealer = rng.randrange(2)
+            for v in range(2):
+                seeds = [derive_seed(LUCK_FIT, cfg.seed, "seeds-agent", k, d, v, s) for s in range(2)]
+                diffs[d, v] = _duplicate_pair(deck, dealer, k, _entries(cfg, k), seeds, cfg.max_turns)
+        var = float(diffs.var(axis=0, ddof=1).mean())
+        deck_part = float(np.cov(diffs[:, 0], diffs[:, 1])[0, 1])
+        share = 1.0 - deck_part / var if var > 0 else float("nan")
+        rows.append({"contract": k, "decks": cfg.decks, "variance": var, "deck_part": deck_part, "seeds_share": share})
+        print(f"| {k} | {cfg.decks} | {var:.0f} | {deck_part:.0f} | {share:.2f} |", flush=True)
+    return rows
+
+
 def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
     """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
     from experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
@@ -214,24 +310,29 @@ def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("widths", "overhead", "ceiling"))
+    p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds"))
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
     p.add_argument("--decks", type=int_at_least(2), default=60)
     p.add_argument("--seed", type=int_at_least(0), default=2026)
-    p.add_argument("--workers", type=int_at_least(1), default=2)
     p.add_argument("--out", default="runs/luck-measure")
     p.add_argument("--max-turns", type=int_at_least(1), default=2000)
-    p.add_argument("--value", type=int, choices=range(1, len(SHIPPED_FILES) + 1), default=len(SHIPPED_FILES),
-                   help="the shipped value function's version (default: the newest)")
+    p.add_argument("--values", "--value", type=int, nargs="+", choices=range(1, len(SHIPPED_FILES) + 1),
+                   default=[len(SHIPPED_FILES)],
+                   help="the shipped value functions' versions (default: the newest); widths corrects the same "
+                        "deals with each")
     a = p.parse_args(argv)
-    cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed, a.workers,
-                        a.out, a.max_turns, a.value)
+    cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed,
+                        a.out, a.max_turns, tuple(a.values))
     try:
         if cfg.what == "widths":
-            print("| contract | decks | raw diff ± half | corrected diff ± half | ratio |\n|---|---|---|---|---|")
+            head = "".join(f" corrected (v{v}) ± half | ratio v{v} |" for v in cfg.values)
+            print(f"| contract | decks | raw diff ± half |{head}\n|---|---|---|" + "---|---|" * len(cfg.values))
             widths(cfg)
+        elif cfg.what == "seeds":
+            print("| contract | decks | variance | deck's part | agents' seeds' share |\n|---|---|---|---|---|")
+            seeds_share(cfg)
         elif cfg.what == "ceiling":
             print("| contract | decks | variance | deal's part | share | smallest ratio |\n|---|---|---|---|---|---|")
             ceiling(cfg)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.evaluation.luck import features2
+from experiments.evaluation.luck import features2, features3
 from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
 
 #: The value file format.
@@ -294,8 +294,135 @@ class MlpValue:
         return vf
 
 
-#: Either version of the luck value function.
-AnyValue = ValueFunction | MlpValue
+#: The version of :class:`DrawValue` files.
+DRAW_VERSION = 3
+#: Decimals kept of a version-3 weight: the weights are rounded before they are
+#: fingerprinted and saved, so the file is small and what was fingerprinted is what is read.
+DRAW_DECIMALS = 3
+
+
+@dataclass(frozen=True)
+class DrawValue:
+    """Version 3: per (player count, contract), weights ``[num_players, len(CONTEXT), len(ATTRS)]``
+    on the draw features of :mod:`experiments.evaluation.luck.features3` (the context of each
+    seat before the draw times the drawn card's attributes for it), by the seat's position
+    after the drawer.
+
+    Its value is defined right after a stock draw, which is the only place a luck
+    correction reads one.  Weights are rounded to :data:`DRAW_DECIMALS` decimals.
+
+    Attributes:
+        models: model key (:func:`model_key`) -> weights.
+        meta: how it was fitted (agents, seeds, decks, held-out fit); not part of the
+            fingerprint.
+    """
+
+    models: dict[str, np.ndarray]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # round first, so that the weights used are the weights fingerprinted and saved
+        rounded = {k: np.round(np.asarray(v, dtype=np.float64), DRAW_DECIMALS) for k, v in self.models.items()}
+        object.__setattr__(self, "models", rounded)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``v3-`` and 12 hex digits of a SHA-256 over the features' version and the weights."""
+        body = json.dumps(
+            {"features": features3.FEATURE_VERSION,
+             "models": {k: v.ravel().tolist() for k, v in sorted(self.models.items())}},
+            sort_keys=True, separators=(",", ":"),
+        )
+        return f"v{DRAW_VERSION}-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+
+    def model(self, num_players: int, contract: int) -> np.ndarray:
+        """The weights for a player count and contract.
+
+        Raises:
+            ValueFileError: the value function has no model for them.
+        """
+        m = self.models.get(model_key(num_players, contract))
+        if m is None:
+            raise ValueFileError(
+                f"the luck value function {self.fingerprint} has no model for {num_players} players, "
+                f"contract {contract} (it has {', '.join(sorted(self.models))})"
+            )
+        return m
+
+    def evaluate(self, game: Any) -> np.ndarray:
+        """``V`` of the state right after a stock draw, per seat.
+
+        Raises:
+            ValueError: the state is not right after a stock draw.
+        """
+        w = self.model(game.num_players, game.deal_number)
+        ctx, attrs = features3.state_features(game)
+        return features3.values(w, game.current, ctx, attrs)
+
+    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
+
+        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        """
+        w = self.model(game.num_players, game.deal_number)
+        cards, counts, ctx, attrs = features3.draw_features(game)
+        return cards, counts, features3.values(w, game.current, ctx, attrs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the value file."""
+        return {
+            "format": VALUE_FORMAT,
+            "version": DRAW_VERSION,
+            "features": features3.FEATURE_VERSION,
+            "context": list(features3.CONTEXT),
+            "attributes": list(features3.ATTRS),
+            "fingerprint": self.fingerprint,
+            "models": {k: v.tolist() for k, v in sorted(self.models.items())},
+            "meta": self.meta,
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the value file (JSON)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def from_dict(d: dict[str, Any], path: str | Path) -> DrawValue:
+        """The value function of a parsed version-3 file (``path`` names it in errors).
+
+        Raises:
+            ValueFileError: other features, weights of the wrong shape or not finite, or a
+                fingerprint that does not match (the file was edited).
+        """
+        if d.get("features") != features3.FEATURE_VERSION:
+            raise ValueFileError(
+                f"{path} was fitted on features {d.get('features')!r}; this version computes "
+                f"{features3.FEATURE_VERSION!r}"
+            )
+        raw = d.get("models")
+        if not isinstance(raw, dict) or not raw:
+            raise ValueFileError(f"{path} holds no models")
+        models: dict[str, np.ndarray] = {}
+        for key, w in raw.items():
+            try:
+                players = int(str(key).split("-")[0][1:])
+                arr = np.asarray(w, dtype=np.float64)
+            except (ValueError, TypeError, IndexError):
+                raise ValueFileError(f"{path}: model {key!r} is not a player count and contract with weights") from None
+            shape = (players, len(features3.CONTEXT), len(features3.ATTRS))
+            if arr.shape != shape or not np.all(np.isfinite(arr)):
+                raise ValueFileError(f"{path}: model {key!r} needs finite weights of shape {shape}, got {arr.shape}")
+            models[str(key)] = arr
+        vf = DrawValue(models, dict(d.get("meta") or {}))
+        if d.get("fingerprint") != vf.fingerprint:
+            raise ValueFileError(
+                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights "
+                f"({vf.fingerprint})"
+            )
+        return vf
+
+
+#: Any version of the luck value function.
+AnyValue = ValueFunction | MlpValue | DrawValue
 
 
 def load_value(path: str | Path) -> AnyValue:
@@ -313,6 +440,8 @@ def load_value(path: str | Path) -> AnyValue:
         raise ValueFileError(f"{path} is not a {VALUE_FORMAT} file")
     if d.get("version") == MLP_VERSION:
         return MlpValue.from_dict(d, path)
+    if d.get("version") == DRAW_VERSION:
+        return DrawValue.from_dict(d, path)
     return ValueFunction.load(path)
 
 

@@ -1,0 +1,154 @@
+"""The version-3 luck value function (draw features, weights fitted on the corrections):
+unbiased by construction, its vectorised values the values of the states, its file checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from carioca_env import Game, GameConfig
+from carioca_env.moves import MoveKind
+from experiments.evaluation.luck import DrawValue, ValueFileError, features3, load_value
+from tests.test_luck import check_exact, outcomes, small_position
+
+
+def random_draw_value(seed: int) -> DrawValue:
+    """Random weights for every model: a poor value function, but one whose draws differ."""
+    rng = np.random.default_rng(seed)
+    shape = (len(features3.CONTEXT), len(features3.ATTRS))
+    return DrawValue({f"p{n}-c{k}": rng.normal(scale=5.0, size=(n,) + shape) for n in (2, 3, 4) for k in range(1, 8)})
+
+
+@pytest.mark.parametrize("opened", [False, True])
+def test_each_v3_correction_has_exact_expectation_zero(opened: bool) -> None:
+    check_exact(random_draw_value(1), small_position(opened))
+
+
+def test_v3_vectorised_draw_values_are_the_values_of_the_states() -> None:
+    """Over real deals at 2, 3 and 4 players, with seats opened and not: the value of each
+    possible draw computed at once equals the value of the state after that draw."""
+    value = random_draw_value(3)
+    seen_opened = False
+    for seed, (n, k) in enumerate([(2, 1), (3, 5), (4, 2), (2, 3), (4, 1)]):
+        game = Game(GameConfig(num_players=n, deals=(k,)), seed=seed)
+        agents = [make_agent("heuristic", seed * 10 + s) for s in range(n)]
+        draws = moves = 0
+        while not game.deal_results and draws < 40 and moves < 600:
+            moves += 1
+            seat = game.current
+            move = agents[seat].act(game.view(seat), game.legal_moves())
+            if move.kind is MoveKind.DRAW_STOCK and draws % 3 == 0:
+                cards, counts, values = value.draw_values(game)
+                outs = outcomes(game)
+                assert [c for c, _, _ in outs] == list(cards)
+                np.testing.assert_allclose(counts / counts.sum(), [p for _, p, _ in outs])
+                for (_, _, after), v in zip(outs, values):
+                    np.testing.assert_allclose(v, value.evaluate(after), rtol=1e-9, atol=1e-9)
+                seen_opened |= any(game.opened)
+            draws += move.kind is MoveKind.DRAW_STOCK
+            game.apply(move)
+    assert seen_opened  # the opened branch was exercised too
+
+
+def test_v3_basis_is_the_linear_form_of_its_values() -> None:
+    """The fit regresses on basis rows: ``values(w) == basis @ w`` for any weights."""
+    game = small_position(True)
+    cards, _, ctx, attrs = features3.draw_features(game)
+    w = random_draw_value(2).model(2, 1)
+    rows = features3.basis(game.current, ctx, attrs)
+    np.testing.assert_allclose(rows @ w.ravel(), features3.values(w, game.current, ctx, attrs), atol=1e-9)
+
+
+def test_v3_is_defined_right_after_a_stock_draw_only() -> None:
+    with pytest.raises(ValueError, match="right after a stock draw"):
+        random_draw_value(1).evaluate(small_position(False))
+
+
+def test_v3_file_round_trip_and_refusals(tmp_path: Path) -> None:
+    value = random_draw_value(4)
+    assert np.all(value.models["p2-c1"] == np.round(value.models["p2-c1"], 3))  # rounded before fingerprinting
+    path = tmp_path / "v.json"
+    value.save(path)
+    back = load_value(path)
+    assert isinstance(back, DrawValue) and back.fingerprint == value.fingerprint
+    assert back.fingerprint.startswith("v3-") and back.fingerprint != random_draw_value(5).fingerprint
+    game = small_position(False)
+    np.testing.assert_array_equal(back.draw_values(game)[2], value.draw_values(game)[2])
+    d = json.loads(path.read_text())
+    d["models"]["p2-c1"][0][0][0] += 1.0
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="fingerprint"):
+        load_value(path)
+    d["models"]["p2-c1"] = d["models"]["p2-c1"][:1]
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="shape"):
+        load_value(path)
+    d["models"]["p2-c1"] = "weights"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="with weights"):
+        load_value(path)
+    d["features"] = "race-2"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="fitted on features"):
+        load_value(path)
+
+
+def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> None:
+    """The fit regresses on the recorded sums of centred basis rows: for any weights, ``w @
+    sums`` is the correction a tracker with those weights adds up over the same game."""
+    from experiments.evaluation.luck import LuckTracker
+    from experiments.evaluation.luck.fit3 import play_game
+    from experiments.evaluation.luck.measure import play_deal
+    from experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
+
+    value = random_draw_value(8)
+    for n, k in ((2, 2), (3, 1), (4, 3)):
+        deck, dealer = fit_deck(fit_deal_rng(99, n, k, 0), n)
+        specs = ["heuristic", "greedy"] * 2
+        rec = play_game(deck, dealer, k, specs[:n], list(range(n)), 5, 200, None)
+        game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(k,)), 5)
+        agents = [make_agent(sp, sd) for sp, sd in zip(specs[:n], range(n))]
+        for a, sd in zip(agents, range(n)):
+            a.reset(sd)
+        tracker = LuckTracker(value, n)
+        penalty = play_deal(game, agents, 200, [tracker])
+        assert rec["draws"] == tracker.draws > 0
+        np.testing.assert_allclose(rec["penalty"], penalty)
+        np.testing.assert_allclose(rec["sums"] @ value.model(n, k).ravel(), tracker.corrections, atol=1e-6)
+
+
+def test_fit3_records_and_fits_a_value_file(tmp_path: Path) -> None:
+    from experiments.evaluation.luck.fit3 import Fit3Config, fit, load, record, states_path
+
+    cfg = Fit3Config("record", players=(2,), contracts=(1,), decks=10, seed=7, max_turns=200, out=str(tmp_path))
+    record(cfg, log=lambda m: None)
+    data = load(states_path(tmp_path, 2, 1))
+    assert len(data["deck"]) == 10 * 4 and data["sums"].shape[1:] == (2, 2 * len(features3.CONTEXT) * len(features3.ATTRS))
+    assert np.any(data["v2"] != 0)
+    value = fit(cfg, log=lambda m: None)
+    back = load_value(tmp_path / "value.json")
+    assert isinstance(back, DrawValue) and back.fingerprint == value.fingerprint
+    report = back.meta["fit_report"]["p2-c1"]
+    assert report["objective"] in ("seat", "pair") and report["ratio_validation"] > 0
+
+
+def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: Path) -> None:
+    """measure widths plays each deal once and corrects it with several value functions; each
+    corrected difference is the one a --luck-correction tournament reports."""
+    from experiments.evaluation.luck import SHIPPED_FILES
+    from experiments.evaluation.luck.measure import corrected_pairs
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    values = [load_value(p) for p in SHIPPED_FILES[:2]]
+    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(3,), decks=3, seed=11, max_turns=300)
+    raw, corrected = corrected_pairs(cfg, values)
+    for v, c in zip(values, corrected):
+        tc = TournamentConfig(agents=cfg.agents, players=2, contracts=(3,), decks=3, seed=11, max_turns=300,
+                              luck=v.fingerprint)
+        p = run_tournament(tc, tmp_path / v.fingerprint, workers=1, progress=False, log=lambda m: None).pairs[0]
+        assert (p.mean_diff, p.ci_half) == pytest.approx((raw.mean, raw.half), abs=1e-9)
+        assert (p.corrected_diff, p.corrected_half) == pytest.approx((c.mean, c.half), abs=1e-9)
