@@ -16,16 +16,35 @@ from experiments.evaluation.luck import DrawValue, ValueFileError, features3, lo
 from tests.test_luck import check_exact, outcomes, small_position
 
 
-def random_draw_value(seed: int) -> DrawValue:
-    """Random weights for every model: a poor value function, but one whose draws differ."""
+def random_draw_value(seed: int, scaled: tuple[str, ...] = ()) -> DrawValue:
+    """Random weights for every model (a poor value function, but one whose draws differ);
+    the models in ``scaled`` are a random multiple of version 2 instead."""
     rng = np.random.default_rng(seed)
     shape = (len(features3.CONTEXT), len(features3.ATTRS))
-    return DrawValue({f"p{n}-c{k}": rng.normal(scale=5.0, size=(n,) + shape) for n in (2, 3, 4) for k in range(1, 8)})
+    keys = [f"p{n}-c{k}" for n in (2, 3, 4) for k in range(1, 8)]
+    return DrawValue({k: rng.normal(scale=5.0, size=(int(k[1]),) + shape) for k in keys if k not in scaled},
+                     scaled={k: float(rng.uniform(0.5, 1.5)) for k in scaled})
 
 
 @pytest.mark.parametrize("opened", [False, True])
-def test_each_v3_correction_has_exact_expectation_zero(opened: bool) -> None:
-    check_exact(random_draw_value(1), small_position(opened))
+@pytest.mark.parametrize("scaled", [(), ("p2-c1",)])
+def test_each_v3_correction_has_exact_expectation_zero(opened: bool, scaled: tuple[str, ...]) -> None:
+    check_exact(random_draw_value(1, scaled), small_position(opened))
+
+
+def test_a_scaled_v3_model_is_beta_times_version_2() -> None:
+    value = random_draw_value(2, ("p2-c1",))
+    beta = value.model(2, 1)
+    assert isinstance(beta, float) and beta != 1.0
+    game = small_position(False)
+    cards, counts, values = value.draw_values(game)
+    c2, n2, v2 = value.base.draw_values(game)
+    np.testing.assert_array_equal(cards, c2)
+    np.testing.assert_allclose(values, beta * v2, rtol=1e-12)
+    for _, _, after in outcomes(game)[:3]:
+        np.testing.assert_allclose(value.evaluate(after), beta * value.base.evaluate(after), rtol=1e-12)
+    with pytest.raises(ValueError, match="right after a stock draw"):
+        value.evaluate(game)
 
 
 def test_v3_vectorised_draw_values_are_the_values_of_the_states() -> None:
@@ -69,7 +88,8 @@ def test_v3_is_defined_right_after_a_stock_draw_only() -> None:
 
 
 def test_v3_file_round_trip_and_refusals(tmp_path: Path) -> None:
-    value = random_draw_value(4)
+    value = random_draw_value(4, ("p4-c7",))
+    assert value.fingerprint != random_draw_value(4).fingerprint
     assert np.all(value.models["p2-c1"] == np.round(value.models["p2-c1"], 3))  # rounded before fingerprinting
     path = tmp_path / "v.json"
     value.save(path)
@@ -79,6 +99,14 @@ def test_v3_file_round_trip_and_refusals(tmp_path: Path) -> None:
     game = small_position(False)
     np.testing.assert_array_equal(back.draw_values(game)[2], value.draw_values(game)[2])
     d = json.loads(path.read_text())
+    assert d["scaled"] == {"p4-c7": value.model(4, 7)} and d["base"] == value.base.fingerprint
+    for edit in ({"scaled": {"p4-c7": 0.5}}, {"base": "v2-000000000000"}):
+        path.write_text(json.dumps({**d, **edit}))
+        with pytest.raises(ValueFileError, match="fingerprint|scales the version-2"):
+            load_value(path)
+    path.write_text(json.dumps({**d, "scaled": {"p4-c7": "x"}}))
+    with pytest.raises(ValueFileError, match="one finite number"):
+        load_value(path)
     d["models"]["p2-c1"][0][0][0] += 1.0
     path.write_text(json.dumps(d))
     with pytest.raises(ValueFileError, match="fingerprint"):

@@ -255,22 +255,14 @@ def split(decks: np.ndarray) -> dict[str, np.ndarray]:
 OBJECTIVES = ("seat", "pair")
 
 
-def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray, dict[str, Any]]:
-    """The weights of one (player count, contract) and what the fit measured.
-
-    Tries every objective of :data:`OBJECTIVES` (``seat``: each seat's penalty, a fixed
-    effect per deck and seat, every game; ``pair``: the paired difference of the duplicate
-    lineups per deck) with every ridge penalty of :data:`RIDGES`, on the training decks;
-    keeps the one whose corrections give the narrowest paired difference on the validation
-    decks.  The held-out decks only report.
-    """
-    decks = np.unique(data["deck"])
-    sp = split(decks)
-    zero = np.zeros_like(data["penalty"])
-    full = data["sums"].astype(np.float64)
-    raw = {k: pair_diffs(data, sp[k], zero).std(ddof=1) for k in ("validation", "heldout")}
-    seat_x, seat_y, seat_g = seat_rows(data, sp["train"])
-    pair_x, pair_y = pair_rows(data, sp["train"])
+def _choose(data: dict[str, np.ndarray], sums: np.ndarray, sp: dict[str, np.ndarray],
+            raw_validation: float) -> tuple[float, str, float, np.ndarray]:
+    """The objective and ridge penalty whose weights on ``sums [games, seats, columns]``
+    give the narrowest validation paired difference: ``(ratio, objective, ridge, weights)``."""
+    d = dict(data, sums=sums)
+    seat_x, seat_y, seat_g = seat_rows(d, sp["train"])
+    pair_x, pair_y = pair_rows(d, sp["train"])
+    full = sums.astype(np.float64)
     best: tuple[float, str, float, np.ndarray] | None = None
     for objective in OBJECTIVES:
         for lam in RIDGES:
@@ -278,26 +270,55 @@ def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray
                 w = ridge_fit(seat_x, seat_y, seat_g, lam)
             else:
                 w = ridge_fit(pair_x, pair_y, np.zeros(len(pair_y)), lam)
-            r = pair_diffs(data, sp["validation"], full @ w).std(ddof=1) / raw["validation"]
+            r = float(pair_diffs(data, sp["validation"], full @ w).std(ddof=1) / raw_validation)
             if best is None or r < best[0]:
                 best = (r, objective, lam, w)
-    assert best is not None
-    r_val, objective, lam, w = best
-    corr = full @ w
+    if best is None:
+        raise ValueError("no objective or ridge penalty to try")
+    return best
+
+
+def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray | float, dict[str, Any]]:
+    """The model of one (player count, contract) and what the fit measured.
+
+    Two kinds of model are fitted on the training decks: draw weights on the basis sums,
+    and (where the recorded games carry version 2's corrections) a multiple ``beta`` of
+    version 2.  Each tries every objective of :data:`OBJECTIVES` (``seat``: each seat's
+    penalty, a fixed effect per deck and seat, every game; ``pair``: the paired difference
+    of the duplicate lineups per deck) with every ridge penalty of :data:`RIDGES`; the
+    one whose corrections give the narrowest paired difference on the validation decks is
+    kept.  The held-out decks only report.  Returns the draw weights (a vector) or ``beta``.
+    """
+    decks = np.unique(data["deck"])
+    sp = split(decks)
+    zero = np.zeros_like(data["penalty"])
+    raw = {k: float(pair_diffs(data, sp[k], zero).std(ddof=1)) for k in ("validation", "heldout")}
+    candidates = {"draw": (data["sums"], _choose(data, data["sums"], sp, raw["validation"]))}
+    if np.any(data["v2"]):
+        v2 = data["v2"][..., None]
+        fitted = _choose(data, v2, sp, raw["validation"])
+        # version 2 as it is (beta 1) is a candidate too
+        as_is = float(pair_diffs(data, sp["validation"], data["v2"]).std(ddof=1) / raw["validation"])
+        candidates["v2"] = (v2, fitted if fitted[0] <= as_is else (as_is, "none", 0.0, np.ones(1)))
+    kind = min(candidates, key=lambda k: candidates[k][1][0])
+    sums, (r_val, objective, lam, w) = candidates[kind]
+    corr = sums.astype(np.float64) @ w
     # held out: how much of the within-(deck, seat) penalty variance the corrections explain
-    hx, hy, hg = seat_rows(data, sp["heldout"])
+    hx, hy, hg = seat_rows(dict(data, sums=sums), sp["heldout"])
     yd = _demean(hy[:, None], hg)[:, 0]
     resid = yd - _demean((hx @ w)[:, None], hg)[:, 0]
     report: dict[str, Any] = {
-        "decks": int(len(decks)), "games": int(len(data["deck"])), "objective": objective, "ridge": lam,
-        "ratio_validation": round(r_val, 3),
+        "decks": int(len(decks)), "games": int(len(data["deck"])), "kind": kind, "objective": objective,
+        "ridge": lam, "ratio_validation": round(r_val, 3),
         "ratio_heldout": round(float(pair_diffs(data, sp["heldout"], corr).std(ddof=1) / raw["heldout"]), 3),
         "r2_heldout_within_deal": round(1.0 - float(resid @ resid) / float(yd @ yd), 3),
+        "draw_ratio_validation": round(candidates["draw"][1][0], 3),
     }
-    if np.any(data["v2"]):
+    if "v2" in candidates:
+        report["v2_beta_ratio_validation"] = round(candidates["v2"][1][0], 3)
         for k in ("validation", "heldout"):
             report[f"v2_ratio_{k}"] = round(float(pair_diffs(data, sp[k], data["v2"]).std(ddof=1) / raw[k]), 3)
-    return w, report
+    return (float(w[0]) if kind == "v2" else w), report
 
 
 def fit(cfg: Fit3Config, log: Any = print) -> Any:
@@ -307,6 +328,7 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
     from experiments.evaluation.luck.value import DrawValue, model_key
 
     models: dict[str, np.ndarray] = {}
+    scaled: dict[str, float] = {}
     reports: dict[str, Any] = {}
     shape = (len(features3.CONTEXT), len(features3.ATTRS))
     for players in cfg.players:
@@ -317,7 +339,10 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
                 continue
             w, report = fit_model(load(path), log)
             key = model_key(players, contract)
-            models[key] = w.reshape((players,) + shape)
+            if isinstance(w, float):
+                scaled[key] = w
+            else:
+                models[key] = w.reshape((players,) + shape)
             reports[key] = report
             log(f"[luck-fit3] {key}: {report}")
     meta = {"fit": {k: v for k, v in asdict(cfg).items() if k not in ("what", "out")},
@@ -325,8 +350,10 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
             "games_per_deck": "the duplicate lineups of heuristic against greedy, heuristic alone, greedy alone",
             "split_rule": f"by deck: deck % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1} held out (reported only), "
                           f"== {VALIDATION} validation (chooses the objective and the ridge), the rest trains",
-            "ridges": list(RIDGES), "objectives": list(OBJECTIVES), "fit_report": reports}
-    value = DrawValue(models, meta)
+            "ridges": list(RIDGES), "objectives": list(OBJECTIVES),
+            "kinds": "draw weights, or beta times version 2 (scaled), whichever validates narrower",
+            "fit_report": reports}
+    value = DrawValue(models, meta, scaled)
     value.save(Path(cfg.out) / "value.json")
     log(f"[luck-fit3] wrote {Path(cfg.out) / 'value.json'} ({value.fingerprint})")
     return value

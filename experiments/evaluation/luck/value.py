@@ -1,21 +1,25 @@
 """The luck value function: ``V(state) -> expected final deal penalty of each seat``.
 
-Two versions, each read from a JSON value file and named by its fingerprint (a hash of
+Three versions, each read from a JSON value file and named by its fingerprint (a hash of
 its features' version and its parameters) in tournament configs, so results corrected by
 one value function are never mixed with another's:
 
 - version 1, :class:`ValueFunction` (``value-v1.json``): a linear model per (player count,
   contract) on the design rows of :mod:`experiments.evaluation.luck.features`;
-- version 2, :class:`MlpValue` (``value-v2.json``, the shipped one): a small network per
-  (player count, contract) on the race features of :mod:`experiments.evaluation.luck.features2`
-  (deficiencies, live outs in the stock, penalties of every seat).
+- version 2, :class:`MlpValue` (``value-v2.json``): a small network per (player count,
+  contract) on the race features of :mod:`experiments.evaluation.luck.features2`
+  (deficiencies, live outs in the stock, penalties of every seat);
+- version 3, :class:`DrawValue` (``value-v3.json``): per (player count, contract) and seat
+  position, weights on the draw features of :mod:`experiments.evaluation.luck.features3` (what the
+  card drawn is worth to each seat in its context), fitted by
+  :mod:`experiments.evaluation.luck.fit3` so that the corrections explain the penalties.
 
-Both were fitted once by :mod:`experiments.evaluation.luck.fit` on games between the built-in agents
-dealt from their own seed namespace (never a tournament's decks), then frozen.
-:func:`shipped_value` is the newest; :func:`value_by_fingerprint` finds any shipped
-version, so a tournament corrected by version 1 can still be resumed.
+All were fitted once on games between the built-in agents dealt from their own seed
+namespace (never a tournament's decks), then frozen.  :func:`shipped_value` is the
+default (:data:`SHIPPED_FILE`); :func:`value_by_fingerprint` finds any shipped version, so
+a tournament corrected by an older one can still be resumed.
 
-Version 1 sums products in a fixed order with numpy.  Version 2 multiplies small
+Versions 1 and 3 sum products in a fixed order with numpy.  Version 2 multiplies small
 matrices (at most a few hundred rows); every process of a run uses the same numpy, so a
 value is the same bytes with any number of workers (the tournament tests check it).
 """
@@ -38,9 +42,9 @@ from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_s
 VALUE_FORMAT = "carioca-luck-value"
 VALUE_VERSION = 1
 #: The value files shipped with the package, oldest first; the last is :func:`shipped_value`.
-SHIPPED_FILES = (Path(__file__).with_name("value-v1.json"), Path(__file__).with_name("value-v2.json"))
-#: The value file of :func:`shipped_value`.
-SHIPPED_FILE = SHIPPED_FILES[-1]
+SHIPPED_FILES = tuple(Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3))
+#: The value file of :func:`shipped_value`, the default of ``--luck-correction``.
+SHIPPED_FILE = SHIPPED_FILES[2]
 
 
 class ValueFileError(ValueError):
@@ -306,46 +310,63 @@ class DrawValue:
     """Version 3: per (player count, contract), weights ``[num_players, len(CONTEXT), len(ATTRS)]``
     on the draw features of :mod:`experiments.evaluation.luck.features3` (the context of each
     seat before the draw times the drawn card's attributes for it), by the seat's position
-    after the drawer.
+    after the drawer; or, for the models in ``scaled``, ``beta *`` the shipped version-2
+    network of the same player count and contract (where the fit found that better).
 
     Its value is defined right after a stock draw, which is the only place a luck
-    correction reads one.  Weights are rounded to :data:`DRAW_DECIMALS` decimals.
+    correction reads one.  Weights and scales are rounded to :data:`DRAW_DECIMALS` decimals.
 
     Attributes:
-        models: model key (:func:`model_key`) -> weights.
+        models: model key (:func:`model_key`) -> draw weights.
         meta: how it was fitted (agents, seeds, decks, held-out fit); not part of the
             fingerprint.
+        scaled: model key -> ``beta`` for the models that are a multiple of version 2.
     """
 
     models: dict[str, np.ndarray]
     meta: dict[str, Any] = field(default_factory=dict)
+    scaled: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # round first, so that the weights used are the weights fingerprinted and saved
         rounded = {k: np.round(np.asarray(v, dtype=np.float64), DRAW_DECIMALS) for k, v in self.models.items()}
         object.__setattr__(self, "models", rounded)
+        object.__setattr__(self, "scaled", {k: round(float(b), DRAW_DECIMALS) for k, b in self.scaled.items()})
+
+    @property
+    def base(self) -> MlpValue:
+        """The version-2 network the ``scaled`` models multiply (``value-v2.json``)."""
+        v2 = _shipped(SHIPPED_FILES[1])
+        if not isinstance(v2, MlpValue):
+            raise ValueFileError(f"{SHIPPED_FILES[1]} is not a version-2 value file")
+        return v2
 
     @cached_property
     def fingerprint(self) -> str:
-        """``v3-`` and 12 hex digits of a SHA-256 over the features' version and the weights."""
-        body = json.dumps(
-            {"features": features3.FEATURE_VERSION,
-             "models": {k: v.ravel().tolist() for k, v in sorted(self.models.items())}},
-            sort_keys=True, separators=(",", ":"),
-        )
-        return f"v{DRAW_VERSION}-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+        """``v3-`` and 12 hex digits of a SHA-256 over the features' version, the weights,
+        the scales and the fingerprint of the version 2 they scale."""
+        body = {"features": features3.FEATURE_VERSION,
+                "models": {k: v.ravel().tolist() for k, v in sorted(self.models.items())}}
+        if self.scaled:
+            body["scaled"] = dict(sorted(self.scaled.items()))
+            body["base"] = self.base.fingerprint
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return f"v{DRAW_VERSION}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
-    def model(self, num_players: int, contract: int) -> np.ndarray:
-        """The weights for a player count and contract.
+    def model(self, num_players: int, contract: int) -> np.ndarray | float:
+        """The draw weights for a player count and contract, or the scale of version 2.
 
         Raises:
             ValueFileError: the value function has no model for them.
         """
-        m = self.models.get(model_key(num_players, contract))
+        key = model_key(num_players, contract)
+        if key in self.scaled:
+            return self.scaled[key]
+        m = self.models.get(key)
         if m is None:
             raise ValueFileError(
                 f"the luck value function {self.fingerprint} has no model for {num_players} players, "
-                f"contract {contract} (it has {', '.join(sorted(self.models))})"
+                f"contract {contract} (it has {', '.join(sorted(set(self.models) | set(self.scaled)))})"
             )
         return m
 
@@ -356,6 +377,10 @@ class DrawValue:
             ValueError: the state is not right after a stock draw.
         """
         w = self.model(game.num_players, game.deal_number)
+        if isinstance(w, float):
+            if not features2.just_drew(game):
+                raise ValueError("the version-3 luck value is defined right after a stock draw only")
+            return w * self.base.evaluate(game)
         ctx, attrs = features3.state_features(game)
         return features3.values(w, game.current, ctx, attrs)
 
@@ -365,12 +390,15 @@ class DrawValue:
         Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
         """
         w = self.model(game.num_players, game.deal_number)
+        if isinstance(w, float):
+            cards, counts, values = self.base.draw_values(game)
+            return cards, counts, w * values
         cards, counts, ctx, attrs = features3.draw_features(game)
         return cards, counts, features3.values(w, game.current, ctx, attrs)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form of the value file."""
-        return {
+        d: dict[str, Any] = {
             "format": VALUE_FORMAT,
             "version": DRAW_VERSION,
             "features": features3.FEATURE_VERSION,
@@ -378,8 +406,12 @@ class DrawValue:
             "attributes": list(features3.ATTRS),
             "fingerprint": self.fingerprint,
             "models": {k: v.tolist() for k, v in sorted(self.models.items())},
-            "meta": self.meta,
         }
+        if self.scaled:
+            d["scaled"] = dict(sorted(self.scaled.items()))
+            d["base"] = self.base.fingerprint
+        d["meta"] = self.meta
+        return d
 
     def save(self, path: str | Path) -> None:
         """Write the value file (JSON)."""
@@ -390,8 +422,9 @@ class DrawValue:
         """The value function of a parsed version-3 file (``path`` names it in errors).
 
         Raises:
-            ValueFileError: other features, weights of the wrong shape or not finite, or a
-                fingerprint that does not match (the file was edited).
+            ValueFileError: other features, weights of the wrong shape or not finite, scales
+                of another version 2 than the shipped one, or a fingerprint that does not
+                match (the file was edited).
         """
         if d.get("features") != features3.FEATURE_VERSION:
             raise ValueFileError(
@@ -399,7 +432,8 @@ class DrawValue:
                 f"{features3.FEATURE_VERSION!r}"
             )
         raw = d.get("models")
-        if not isinstance(raw, dict) or not raw:
+        scaled = d.get("scaled") or {}
+        if not isinstance(raw, dict) or not isinstance(scaled, dict) or not (raw or scaled):
             raise ValueFileError(f"{path} holds no models")
         models: dict[str, np.ndarray] = {}
         for key, w in raw.items():
@@ -412,7 +446,13 @@ class DrawValue:
             if arr.shape != shape or not np.all(np.isfinite(arr)):
                 raise ValueFileError(f"{path}: model {key!r} needs finite weights of shape {shape}, got {arr.shape}")
             models[str(key)] = arr
-        vf = DrawValue(models, dict(d.get("meta") or {}))
+        for key, beta in scaled.items():
+            if not isinstance(beta, (int, float)) or not np.isfinite(beta) or key in models:
+                raise ValueFileError(f"{path}: the scale of model {key!r} must be one finite number, not also weights")
+        vf = DrawValue(models, dict(d.get("meta") or {}), {str(k): float(b) for k, b in scaled.items()})
+        if scaled and d.get("base") != vf.base.fingerprint:
+            raise ValueFileError(f"{path} scales the version-2 value function {d.get('base')!r}; "
+                                 f"this version ships {vf.base.fingerprint}")
         if d.get("fingerprint") != vf.fingerprint:
             raise ValueFileError(
                 f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights "
@@ -455,7 +495,7 @@ def _shipped(path: Path) -> AnyValue:
 
 
 def shipped_value() -> AnyValue:
-    """The newest value function shipped with the package (loaded once per process)."""
+    """The default value function shipped with the package (:data:`SHIPPED_FILE`, loaded once per process)."""
     return _shipped(SHIPPED_FILE)
 
 
