@@ -17,6 +17,7 @@ from carioca_env.moves import MoveKind
 from experiments.common.seeds import LUCK_FIT, TOURNAMENT
 from experiments.evaluation.luck import (
     SHIPPED_FILES,
+    DrawValue,
     MlpValue,
     ValueFileError,
     ValueFunction,
@@ -72,7 +73,7 @@ def test_the_drawer_is_read_from_its_hand_before_the_draw() -> None:
 @pytest.mark.parametrize("opened", [False, True])
 @pytest.mark.parametrize("which", ["shipped", "random"])
 def test_each_v2_correction_has_exact_expectation_zero(opened: bool, which: str) -> None:
-    value = shipped_value() if which == "shipped" else random_mlp(1)
+    value = load_value(SHIPPED_FILES[1]) if which == "shipped" else random_mlp(1)
     assert isinstance(value, MlpValue)
     game = small_position(opened)
     check_exact(value, game)
@@ -142,13 +143,14 @@ def test_v2_file_round_trip_and_refusals(tmp_path: Path) -> None:
         load_value(path)
 
 
-def test_both_shipped_versions_load_and_are_found_by_fingerprint() -> None:
-    v1, v2 = (load_value(p) for p in SHIPPED_FILES)
-    assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue)
-    assert v1.fingerprint.startswith("v1-") and v2.fingerprint.startswith("v2-")
-    assert shipped_value().fingerprint == v2.fingerprint
+def test_every_shipped_version_loads_and_is_found_by_fingerprint() -> None:
+    v1, v2, v3 = (load_value(p) for p in SHIPPED_FILES)
+    assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue) and isinstance(v3, DrawValue)
+    assert [v.fingerprint[:3] for v in (v1, v2, v3)] == ["v1-", "v2-", "v3-"]
+    assert shipped_value().fingerprint == v3.fingerprint  # the default
     assert value_by_fingerprint(v1.fingerprint).fingerprint == v1.fingerprint
-    assert value_by_fingerprint(v2.fingerprint) is shipped_value()
+    assert value_by_fingerprint(v2.fingerprint).fingerprint == v2.fingerprint
+    assert value_by_fingerprint(v3.fingerprint) is shipped_value()
     with pytest.raises(ValueFileError, match="no luck value function shipped"):
         value_by_fingerprint("v2-000000000000")
     # v2 was chosen on its own validation deals; its held-out fit is recorded per model
@@ -243,9 +245,20 @@ def test_imitation_strength_reports_the_luck_corrected_difference(tmp_path: Path
     assert "luck-corrected" in strength_line(cor) and "luck-corrected" not in strength_line(raw)
 
 
-def test_a_luck_corrected_strength_without_a_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
+def _default_without_3_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the default value function one without 3-player models (version 2)."""
+    from experiments.evaluation.luck import value as value_module
+
+    v2 = load_value(SHIPPED_FILES[1])
+    monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: v2})
+
+
+def test_a_luck_corrected_strength_without_a_model_is_refused_before_anything_runs(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
     from experiments.training.imitate.config import ImitateConfig, ImitateError
     from experiments.training.imitate.pipeline import luck_problem, run_imitation
+
+    _default_without_3_players(monkeypatch)
 
     assert luck_problem(2, (1, 7)) is None and luck_problem(4, (3,)) is None
     assert "no model for 3 players" in (luck_problem(3, (1,)) or "")
@@ -295,12 +308,15 @@ def test_train_all_tournaments_report_the_luck_corrected_difference(tmp_path: Pa
     ["--players", "3"],
     ["--pipeline", "imitate", "--final-tournament", "--players", "2", "3"],
 ])
-def test_train_all_luck_correction_without_a_model_is_refused_before_anything_runs(tmp_path: Path, argv) -> None:
+def test_train_all_luck_correction_without_a_model_is_refused_before_anything_runs(tmp_path: Path, argv,
+                                                                                   monkeypatch) -> None:
     import argparse
     import dataclasses
 
     from experiments.training import train_all
     from experiments.training.train import TrainError
+
+    _default_without_3_players(monkeypatch)
 
     parser = argparse.ArgumentParser()
     train_all.add_arguments(parser)

@@ -32,6 +32,40 @@ def test_each_v3_correction_has_exact_expectation_zero(opened: bool, scaled: tup
     check_exact(random_draw_value(1, scaled), small_position(opened))
 
 
+@pytest.mark.parametrize("opened", [False, True])
+def test_each_shipped_v3_correction_has_exact_expectation_zero(opened: bool) -> None:
+    from experiments.evaluation.luck import SHIPPED_FILES
+
+    check_exact(load_value(SHIPPED_FILES[2]), small_position(opened))
+
+
+def test_shipped_v3_corrections_have_exact_expectation_zero_at_random_agents_states() -> None:
+    """At every stock draw of 40 short deals between random agents (all seven contracts),
+    the shipped version 3's corrections computed over every possible card have
+    probability-weighted mean 0 for each seat, and the card drawn is one of them."""
+    from experiments.evaluation.luck import shipped_value
+    from tests.test_luck import tracked_correction
+
+    value = shipped_value()
+    draws = 0
+    for d in range(40):
+        game = Game(GameConfig(num_players=2, deals=(1 + d % 7,)), seed=10_000 + d)
+        agents = [make_agent("random", 2 * d + s) for s in range(2)]
+        turns = 0
+        while not game.deal_results and turns < 4:
+            move = agents[game.current].act(game.view(game.current), game.legal_moves())
+            if move.kind is MoveKind.DRAW_STOCK:
+                outs = outcomes(game)
+                assert game.stock[-1] in [c for c, _, _ in outs]
+                probs = np.array([p for _, p, _ in outs])
+                corrections = np.array([tracked_correction(value, game, g) for _, _, g in outs])
+                np.testing.assert_allclose(probs @ corrections, 0.0, atol=1e-9)
+                draws += 1
+            game.apply(move)
+            turns += move.kind is MoveKind.DISCARD
+    assert draws >= 60
+
+
 def test_a_scaled_v3_model_is_beta_times_version_2() -> None:
     value = random_draw_value(2, ("p2-c1",))
     beta = value.model(2, 1)
@@ -180,3 +214,24 @@ def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: P
         p = run_tournament(tc, tmp_path / v.fingerprint, workers=1, progress=False, log=lambda m: None).pairs[0]
         assert (p.mean_diff, p.ci_half) == pytest.approx((raw.mean, raw.half), abs=1e-9)
         assert (p.corrected_diff, p.corrected_half) == pytest.approx((c.mean, c.half), abs=1e-9)
+
+
+def test_the_shipped_v3_is_frozen_fitted_off_tournament_seeds_and_small() -> None:
+    """value-v3.json: fitted in the fit's seed namespace, a model per player count (2, 3
+    and 4) and contract, each with its fit report, and a small file."""
+    from experiments.evaluation.luck import SHIPPED_FILES
+
+    path = SHIPPED_FILES[2]
+    value = load_value(path)
+    assert isinstance(value, DrawValue)
+    meta = value.meta
+    assert meta["seed_namespace"] == "carioca-luck-fit" and "validation" in meta["split_rule"]
+    for n in (2, 3, 4):
+        for k in range(1, 8):
+            key = f"p{n}-c{k}"
+            value.model(n, k)
+            report = meta["fit_report"][key]
+            assert report["kind"] == ("v2" if key in value.scaled else "draw")
+            assert 0 < report["ratio_validation"] and report["decks"] >= 50
+    assert json.loads(path.read_text())["fingerprint"] == value.fingerprint
+    assert path.stat().st_size < 200_000

@@ -10,10 +10,11 @@ is, so corrected penalties are unbiased; a good ``V`` removes much of the varian
 
 - :class:`LuckTracker` accumulates a deal's corrections while it is played
   (``carioca tournament --luck-correction`` records them per deal).
-- :func:`shipped_value` is the newest value function shipped with the package
-  (``value-v2.json``, a small network per player count and contract on the race features
-  of :mod:`.features2`), fitted by :mod:`.fit` on games in its own seed namespace;
-  :func:`value_by_fingerprint` finds any shipped version (``value-v1.json``, linear, too).
+- :func:`shipped_value` is the default value function shipped with the package
+  (``value-v3.json``: what the drawn card is worth to each seat, :mod:`.features3`, fitted
+  by :mod:`.fit3` so that the corrections explain the penalties, or a multiple of version
+  2 where that validated narrower); :func:`value_by_fingerprint` finds any shipped
+  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too).
 - :mod:`.replayed` tabulates corrected tournaments: an agent against its table-mates, or
   one seat replaced by the agent against the all-baseline table of the same decks.
 """

@@ -253,29 +253,45 @@ def split(decks: np.ndarray) -> dict[str, np.ndarray]:
 
 #: The fitting objectives tried; validation chooses one with the ridge penalty.
 OBJECTIVES = ("seat", "pair")
+#: With fewer validation decks than this, a paired ratio over them is too noisy to choose
+#: by (about +-0.2 at 15 decks): the choice is then the seat objective's ridge penalty with
+#: the best within-deal R^2 on the validation decks' every game and seat.
+MIN_PAIRED_VALIDATION = 40
 
 
 def _choose(data: dict[str, np.ndarray], sums: np.ndarray, sp: dict[str, np.ndarray],
-            raw_validation: float) -> tuple[float, str, float, np.ndarray]:
+            raw_validation: float) -> tuple[float, str, float, np.ndarray, float]:
     """The objective and ridge penalty whose weights on ``sums [games, seats, columns]``
-    give the narrowest validation paired difference: ``(ratio, objective, ridge, weights)``."""
+    do best on the validation decks: ``(criterion, objective, ridge, weights, paired ratio)``,
+    the criterion the paired ratio, or minus the within-deal R^2 with fewer than
+    :data:`MIN_PAIRED_VALIDATION` validation decks (lower is better)."""
     d = dict(data, sums=sums)
     seat_x, seat_y, seat_g = seat_rows(d, sp["train"])
     pair_x, pair_y = pair_rows(d, sp["train"])
     full = sums.astype(np.float64)
-    best: tuple[float, str, float, np.ndarray] | None = None
-    for objective in OBJECTIVES:
+    few = len(sp["validation"]) < MIN_PAIRED_VALIDATION
+    vx, vy, vg = seat_rows(d, sp["validation"])
+    best: tuple[float, str, float, np.ndarray, float] | None = None
+    for objective in ("seat",) if few else OBJECTIVES:
         for lam in RIDGES:
             if objective == "seat":
                 w = ridge_fit(seat_x, seat_y, seat_g, lam)
             else:
                 w = ridge_fit(pair_x, pair_y, np.zeros(len(pair_y)), lam)
             r = float(pair_diffs(data, sp["validation"], full @ w).std(ddof=1) / raw_validation)
-            if best is None or r < best[0]:
-                best = (r, objective, lam, w)
+            key = -_within_r2(vx, vy, vg, w) if few else r
+            if best is None or key < best[0]:
+                best = (key, objective, lam, w, r)
     if best is None:
         raise ValueError("no objective or ridge penalty to try")
     return best
+
+
+def _within_r2(x: np.ndarray, y: np.ndarray, groups: np.ndarray, w: np.ndarray) -> float:
+    """The share of the within-group variance of ``y`` that ``x @ w`` explains."""
+    yd = _demean(y[:, None], groups)[:, 0]
+    resid = yd - _demean((x @ w)[:, None], groups)[:, 0]
+    return 1.0 - float(resid @ resid) / float(yd @ yd)
 
 
 def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray | float, dict[str, Any]]:
@@ -283,11 +299,13 @@ def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray
 
     Two kinds of model are fitted on the training decks: draw weights on the basis sums,
     and (where the recorded games carry version 2's corrections) a multiple ``beta`` of
-    version 2.  Each tries every objective of :data:`OBJECTIVES` (``seat``: each seat's
-    penalty, a fixed effect per deck and seat, every game; ``pair``: the paired difference
-    of the duplicate lineups per deck) with every ridge penalty of :data:`RIDGES`; the
-    one whose corrections give the narrowest paired difference on the validation decks is
-    kept.  The held-out decks only report.  Returns the draw weights (a vector) or ``beta``.
+    version 2, or version 2 as it is.  Each tries every objective of :data:`OBJECTIVES`
+    (``seat``: each seat's penalty, a fixed effect per deck and seat, every game; ``pair``:
+    the paired difference of the duplicate lineups per deck) with every ridge penalty of
+    :data:`RIDGES`; the one whose corrections give the narrowest paired difference on the
+    validation decks is kept (with fewer than :data:`MIN_PAIRED_VALIDATION` validation
+    decks: the seat objective only, and the best within-deal R^2 on them).  The held-out
+    decks only report.  Returns the draw weights (a vector) or ``beta``.
     """
     decks = np.unique(data["deck"])
     sp = split(decks)
@@ -297,25 +315,29 @@ def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray
     if np.any(data["v2"]):
         v2 = data["v2"][..., None]
         fitted = _choose(data, v2, sp, raw["validation"])
-        # version 2 as it is (beta 1) is a candidate too
+        # version 2 as it is (beta 1) is a candidate too, judged by the same criterion
+        one = np.ones(1)
         as_is = float(pair_diffs(data, sp["validation"], data["v2"]).std(ddof=1) / raw["validation"])
-        candidates["v2"] = (v2, fitted if fitted[0] <= as_is else (as_is, "none", 0.0, np.ones(1)))
+        if len(sp["validation"]) < MIN_PAIRED_VALIDATION:
+            crit = -_within_r2(*seat_rows(dict(data, sums=v2), sp["validation"]), one)
+        else:
+            crit = as_is
+        candidates["v2"] = (v2, fitted if fitted[0] <= crit else (crit, "none", 0.0, one, as_is))
     kind = min(candidates, key=lambda k: candidates[k][1][0])
-    sums, (r_val, objective, lam, w) = candidates[kind]
+    sums, (_, objective, lam, w, r_val) = candidates[kind]
     corr = sums.astype(np.float64) @ w
     # held out: how much of the within-(deck, seat) penalty variance the corrections explain
     hx, hy, hg = seat_rows(dict(data, sums=sums), sp["heldout"])
-    yd = _demean(hy[:, None], hg)[:, 0]
-    resid = yd - _demean((hx @ w)[:, None], hg)[:, 0]
     report: dict[str, Any] = {
         "decks": int(len(decks)), "games": int(len(data["deck"])), "kind": kind, "objective": objective,
         "ridge": lam, "ratio_validation": round(r_val, 3),
         "ratio_heldout": round(float(pair_diffs(data, sp["heldout"], corr).std(ddof=1) / raw["heldout"]), 3),
-        "r2_heldout_within_deal": round(1.0 - float(resid @ resid) / float(yd @ yd), 3),
-        "draw_ratio_validation": round(candidates["draw"][1][0], 3),
+        "r2_heldout_within_deal": round(_within_r2(hx, hy, hg, w), 3),
+        "draw_ratio_validation": round(candidates["draw"][1][4], 3),
+        "criterion": "paired ratio" if len(sp["validation"]) >= MIN_PAIRED_VALIDATION else "within-deal R^2",
     }
     if "v2" in candidates:
-        report["v2_beta_ratio_validation"] = round(candidates["v2"][1][0], 3)
+        report["v2_beta_ratio_validation"] = round(candidates["v2"][1][4], 3)
         for k in ("validation", "heldout"):
             report[f"v2_ratio_{k}"] = round(float(pair_diffs(data, sp[k], data["v2"]).std(ddof=1) / raw[k]), 3)
     return (float(w[0]) if kind == "v2" else w), report

@@ -63,6 +63,8 @@ class MeasureConfig:
         max_turns: completed turns after which a deal is truncated.
         values: the shipped value functions' versions to correct with (``widths`` corrects
             the same deals with each; ``overhead`` times the first).
+        format: ``widths``: the tournament format (``random``: one random lineup per deck,
+            for the null test of an agent against itself, which duplicate makes exactly 0).
     """
 
     what: str
@@ -74,6 +76,7 @@ class MeasureConfig:
     out: str = "runs/luck-measure"
     max_turns: int = 2000
     values: tuple[int, ...] = (len(SHIPPED_FILES),)
+    format: str = "duplicate"
 
     @property
     def luck(self) -> str:
@@ -163,7 +166,7 @@ def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
     rows = []
     for k in cfg.contracts:
         tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
-                              seed=cfg.seed, max_turns=cfg.max_turns)
+                              seed=cfg.seed, max_turns=cfg.max_turns, format=cfg.format)
         t0 = time.process_time()
         raw, corrected = corrected_pairs(tc, values)
         row: dict[str, Any] = {"contract": k, "decks": raw.n, "raw": raw.mean, "raw_half": raw.half,
@@ -177,7 +180,7 @@ def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
         print(f"| {k} | {raw.n} | " + " | ".join(cells) + " |", flush=True)
         out = Path(cfg.out)
         out.mkdir(parents=True, exist_ok=True)
-        name = f"{'-'.join(cfg.agents)}-p{cfg.players}-s{cfg.seed}-d{cfg.decks}.jsonl"
+        name = f"{'-'.join(cfg.agents)}-p{cfg.players}-s{cfg.seed}-d{cfg.decks}-{cfg.format}.jsonl"
         with open(out / name, "a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
     return rows
@@ -322,9 +325,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    default=[len(SHIPPED_FILES)],
                    help="the shipped value functions' versions (default: the newest); widths corrects the same "
                         "deals with each")
+    p.add_argument("--format", choices=("duplicate", "random"), default="duplicate",
+                   help="widths: the tournament format (random: for the null test of an agent against itself)")
     a = p.parse_args(argv)
     cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed,
-                        a.out, a.max_turns, tuple(a.values))
+                        a.out, a.max_turns, tuple(a.values), a.format)
     try:
         if cfg.what == "widths":
             head = "".join(f" corrected (v{v}) ± half | ratio v{v} |" for v in cfg.values)
