@@ -115,7 +115,12 @@ def test_a_recorded_value_function_this_version_does_not_ship_is_refused(tmp_pat
     assert [r["steps"] for r in read_eval_csv(out / "eval.csv")] == [256]
 
 
-def test_a_corrected_evaluation_at_three_players_is_refused_before_anything_runs(tmp_path: Path) -> None:
+def test_a_corrected_evaluation_without_a_model_is_refused_before_anything_runs(tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    from experiments.evaluation.luck import value as value_module
+
+    # a default value function without 3-player models (version 2; version 3 has them)
+    monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: load_value(SHIPPED_FILES[1])})
     out = tmp_path / "run"
     with pytest.raises(TrainError, match="--luck-correction: .*no model for 3 players"):
         train(_tiny(players=3, luck_correction=True), out, progress=False, log=lambda m: None)
