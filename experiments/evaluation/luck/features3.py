@@ -69,8 +69,12 @@ def _neighbours(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     naturals = hand[:JOKER].reshape(NUM_SUITS, NUM_RANKS)
     pairs = np.zeros(NUM_CARD_TYPES)
     pairs[:JOKER] = np.tile(np.minimum(naturals.sum(axis=0), 2.0) / 2.0, NUM_SUITS)
-    padded = np.pad(naturals, ((0, 0), (2, 2)))
-    near = sum(padded[:, 2 + k:2 + k + NUM_RANKS] for k in (-2, -1, 1, 2))
+    # slice additions, not np.pad and a sum over shifted copies: this runs at every draw for every seat
+    near = np.zeros_like(naturals)
+    near[:, 1:] += naturals[:, :-1]
+    near[:, :-1] += naturals[:, 1:]
+    near[:, 2:] += naturals[:, :-2]
+    near[:, :-2] += naturals[:, 2:]
     runs = np.zeros(NUM_CARD_TYPES)
     runs[:JOKER] = near.ravel() / 4.0
     return pairs, runs
