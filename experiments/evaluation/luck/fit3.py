@@ -136,13 +136,15 @@ def states_path(out: str | Path, players: int, contract: int) -> Path:
 def record(cfg: Fit3Config, log: Any = print) -> None:
     """Play the fitting games and save, per (player count, contract), one row per (deck, game, seat)."""
     from carioca_env.cards import full_deck
-    from experiments.evaluation.luck.value import ValueFileError, _shipped, SHIPPED_FILES
+    from experiments.evaluation.luck.value import SHIPPED_FILES, ValueFileError, load_value
 
     Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    shipped_v2 = load_value(SHIPPED_FILES[1])
     for players in cfg.players:
+        # version 2's corrections ride along for comparison (and as a candidate model) where it has models
+        v2: Any = shipped_v2
         try:
-            v2 = _shipped(SHIPPED_FILES[1])
-            v2.model(players, 1)
+            shipped_v2.model(players, 1)
         except ValueFileError:
             v2 = None
         for contract in cfg.contracts:
