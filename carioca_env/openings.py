@@ -234,6 +234,7 @@ _SUIT_SHAPE: dict[bytes, int] = {}
 
 
 def _suit_shape(present: bytes) -> int:
+    """The :data:`_SUIT_SHAPE` value of a suit's ranks held (13 bytes 0/1, ace first)."""
     bits = 0
     for p in range(LOW_ACE, HIGH_ACE + 1):
         if present[(p - 1) % NUM_RANKS]:  # positions 1 and 14 are both the ace
