@@ -234,7 +234,8 @@ class SearchAgent:
             if done >= check:
                 check = budget  # one look, at half
                 leads = [self.lead(samples, i) for i in range(1, k)]
-                if all(se < float("inf") and mean <= stop * se for mean, se in leads):
+                bar = stop if stop is not None else 0.0  # check < budget only when stop is set
+                if all(se < float("inf") and mean <= bar * se for mean, se in leads):
                     break
             det = self.determinize(view)
             policy_seed = self.rng.getrandbits(32)

@@ -170,8 +170,9 @@ def record(cfg: Fit3Config, log: Any = print) -> None:
                     rows["deck"].append(d)
                     rows["game"].append(g)
                     rows["agent"].append([0 if sp == "heuristic" else 1 for sp in specs])
-            np.savez_compressed(path, **{k: np.array(v) for k, v in rows.items()},
-                                seatings=np.array(["|".join(s) for s in lineup]))
+            arrays: dict[str, Any] = {k: np.array(v) for k, v in rows.items()}
+            arrays["seatings"] = np.array(["|".join(s) for s in lineup])
+            np.savez_compressed(path, **arrays)
             log(f"[luck-fit3] p{players} c{contract}: {cfg.decks} decks, {len(rows['deck'])} games, "
                 f"{time.process_time() - t0:.0f} s CPU")
 
