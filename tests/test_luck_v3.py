@@ -163,9 +163,9 @@ def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> Non
     """The fit regresses on the recorded sums of centred basis rows: for any weights, ``w @
     sums`` is the correction a tracker with those weights adds up over the same game."""
     from experiments.evaluation.luck import LuckTracker
+    from experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
     from experiments.evaluation.luck.fit3 import play_game
     from experiments.evaluation.luck.measure import play_deal
-    from experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
 
     value = random_draw_value(8)
     for n, k in ((2, 2), (3, 1), (4, 3)):
