@@ -136,6 +136,7 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("calibrate", ["--model", "/nonexistent/m.json"], "--model"),
     ("calibrate", ["--name", "mine"], "belief-vN"),
     ("calibrate", ["--record-prob", "1.5"], "--record-prob"),
+    ("calibrate", ["--seeds", "1", "--agents", "nosuch"], "unknown agent"),
 ])
 def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", f"experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],

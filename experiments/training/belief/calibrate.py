@@ -38,7 +38,7 @@ import numpy as np
 from agents.belief.model import BELIEF_NAME, BeliefModel, BeliefModelError, load_belief_model
 from agents.belief.sampling import inclusion
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
-from experiments.training.belief.fit import FitConfig, record
+from experiments.training.belief.fit import FitConfig, check_agent_specs, record
 from experiments.training.belief.records import DEFAULT_AGENTS, HELDOUT_EVERY, SEED_NAMESPACE
 
 #: The temperatures tried (the logits are multiplied by one of these).
@@ -226,14 +226,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> CalibrateConfig:
     missing = [c for c in a.contracts if c not in base.weights]
     if missing:
         p.error(f"argument --contracts: {base.name} has no weights for contracts {missing}")
-    from agents.registry import SpecError, parse_spec
-
-    for spec in a.agents:
-        if spec != "learned":
-            try:
-                parse_spec(spec)
-            except SpecError as exc:
-                p.error(f"argument --agents: {exc}")
+    check_agent_specs(p, a.agents)
     return CalibrateConfig(a.model, tuple(dict.fromkeys(a.seeds)), tuple(a.players), tuple(a.contracts), a.deals,
                            tuple(a.agents), a.record_prob, a.out, a.name)
 

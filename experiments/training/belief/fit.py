@@ -215,6 +215,19 @@ def fit(cfg: FitConfig, cost: dict[str, float] | None = None, log: Callable[[str
     return model
 
 
+
+def check_agent_specs(p: argparse.ArgumentParser, specs: Sequence[str]) -> None:
+    """Exit 2 through ``p`` naming the first recording agent spec that does not parse
+    (``learned``, the shipped policies' set, is always allowed)."""
+    from agents.registry import SpecError, parse_spec  # the recording side only
+
+    for spec in specs:
+        if spec != "learned":
+            try:
+                parse_spec(spec)
+            except SpecError as exc:
+                p.error(f"argument --agents: {exc}")
+
 def config_from_args(argv: Sequence[str] | None = None) -> FitConfig:
     """The :class:`FitConfig` of the command line (argparse exits 2 on a bad value)."""
     p = argparse.ArgumentParser(prog="python -m experiments.training.belief.fit", description=__doc__.split("\n\n")[0])
@@ -236,14 +249,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> FitConfig:
 
     if not BELIEF_NAME.match(a.name):
         p.error(f"argument --name: a belief model is named belief-vN, got {a.name[:40]!r}")
-    from agents.registry import SpecError, parse_spec
-
-    for spec in a.agents:
-        if spec != "learned":
-            try:
-                parse_spec(spec)
-            except SpecError as exc:
-                p.error(f"argument --agents: {exc}")
+    check_agent_specs(p, a.agents)
     return FitConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
                      a.l2, a.out, a.name, a.fit_only)
 
