@@ -123,6 +123,16 @@ def error_paragraph(exc: BaseException) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + " ..."
 
 
+def run_script(fn: Callable[[], int | None]) -> int:
+    """Run a ``python -m`` study script's body: Ctrl-C exits with 130 (the scripts resume
+    from what they wrote); any other error keeps its traceback (they are developers' tools,
+    not commands, so :func:`run_command`'s one-line errors would hide a bug)."""
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
 def run_command(name: str, fn: Callable[[], int | None], interrupted: str | None = None) -> int:
     """Run a sub-command's body through the one error-handling path (see the module docstring).
 

@@ -240,3 +240,36 @@ def test_sigint_to_a_real_carioca_play_process_at_the_prompt_saves_the_position(
 
 def test_catalogue_counts() -> None:
     assert len(BAD_COMMANDS) >= 36
+
+
+def test_study_scripts_exit_130_on_ctrl_c_and_keep_other_tracebacks() -> None:
+    """``run_script``, the ``python -m`` study scripts' body runner: Ctrl-C is exit 130, an
+    int is the exit status, and any other error propagates (these are developers' tools)."""
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    def broken() -> None:
+        raise ValueError("a bug")
+
+    assert cli.run_script(interrupted) == cli.EXIT_INTERRUPTED == 130
+    assert cli.run_script(lambda: None) == 0
+    assert cli.run_script(lambda: 2) == 2
+    with pytest.raises(ValueError, match="a bug"):
+        cli.run_script(broken)
+
+
+@pytest.mark.parametrize("module", [
+    "experiments.evaluation.luck.fit", "experiments.evaluation.luck.fit3", "experiments.evaluation.luck.measure",
+    "experiments.training.belief.fit", "experiments.training.belief.calibrate", "experiments.training.belief.measure",
+])
+def test_each_study_script_runs_its_body_through_run_script(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each script's ``main`` hands its body to ``run_script`` (so Ctrl-C is 130 in all six)."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    seen: list[object] = []
+    monkeypatch.setattr(mod, "run_script", lambda fn: seen.append(fn) or 7)
+    argv = {"experiments.evaluation.luck.fit3": ["fit"], "experiments.evaluation.luck.measure": ["overhead", "--agents", "heuristic", "greedy"],
+            "experiments.training.belief.calibrate": ["--seeds", "1"]}.get(module, [])
+    assert mod.main(argv) == 7 and len(seen) == 1 and callable(seen[0])

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least, real_at_least
 from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features, features2
@@ -387,13 +388,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = p.parse_args(argv)
     cfg = FitConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.max_turns,
                     a.ridge, a.out, a.workers, a.fit_only, a.version, a.epochs)
-    try:
+
+    def work() -> None:
         if not cfg.fit_only:
             record(cfg)
         fit(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+
+    return run_script(work)
 
 
 if __name__ == "__main__":

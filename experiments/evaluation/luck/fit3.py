@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
 from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features3
@@ -396,14 +397,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default="runs/luck-v3")
     a = p.parse_args(argv)
     cfg = Fit3Config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out)
-    try:
+
+    def work() -> None:
         if cfg.what == "record":
             record(cfg)
         else:
             fit(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+
+    return run_script(work)
 
 
 if __name__ == "__main__":

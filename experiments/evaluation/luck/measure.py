@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.fit import learned_spec
@@ -330,7 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = p.parse_args(argv)
     cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed,
                         a.out, a.max_turns, tuple(a.values), a.format)
-    try:
+
+    def work() -> None:
         if cfg.what == "widths":
             head = "".join(f" corrected (v{v}) ± half | ratio v{v} |" for v in cfg.values)
             print(f"| contract | decks | raw diff ± half |{head}\n|---|---|---|" + "---|---|" * len(cfg.values))
@@ -343,9 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ceiling(cfg)
         else:
             overhead(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+
+    return run_script(work)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ import numpy as np
 
 from agents.belief.model import BELIEF_NAME, BeliefModel, BeliefModelError, load_belief_model
 from agents.belief.sampling import inclusion
+from experiments.cli import run_script
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
 from experiments.training.belief.fit import FitConfig, check_agent_specs, record
 from experiments.training.belief.records import DEFAULT_AGENTS, HELDOUT_EVERY, SEED_NAMESPACE
@@ -234,11 +235,11 @@ def config_from_args(argv: Sequence[str] | None = None) -> CalibrateConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.training.belief.calibrate``."""
     cfg = config_from_args(argv)
-    try:
-        run(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+
+    def work() -> None:
+        run(cfg)  # the model it returns is for callers in Python
+
+    return run_script(work)
 
 
 if __name__ == "__main__":

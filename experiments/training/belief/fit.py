@@ -32,6 +32,7 @@ from agents.belief.features import FEATURE_VERSION, NUM_FEATURES, view_features
 from agents.belief.model import SHIPPED_BELIEF, BeliefModel
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import unseen_pool
+from experiments.cli import run_script
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
 from experiments.training.belief.records import (
     DEFAULT_AGENTS,
@@ -270,11 +271,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"python -m experiments.training.belief.fit: error: --fit-only: no records of contracts {missing} in "
                   f"{cfg.out}", file=sys.stderr)
             return 2
-    try:
-        run(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+
+    def work() -> None:
+        run(cfg)  # the model it returns is for callers in Python
+
+    return run_script(work)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from agents.belief.learned import LearnedBelief
 from agents.belief.model import SHIPPED_BELIEF
 from carioca_env.cards import NUM_CARD_TYPES, card_str
 from carioca_env.determinize import unseen_pool
+from experiments.cli import run_script
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least
 from experiments.common.stats import mean_ci, paired_difference
 from experiments.training.belief.records import (
@@ -443,7 +444,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.training.belief.measure``."""
     cfg = config_from_args(argv)
-    try:
+
+    def work() -> int:
         if cfg.merge:
             parts = [json.loads(Path(p).read_text()) for p in cfg.merge]
             try:
@@ -453,9 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         else:
             run(cfg)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+        return 0
+
+    return run_script(work)
 
 
 if __name__ == "__main__":
