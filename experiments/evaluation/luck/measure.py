@@ -45,7 +45,7 @@ from typing import Any
 from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.correction import LuckTracker
-from experiments.evaluation.luck.fit import learned_spec
+from experiments.evaluation.luck.fit import fit_deck, learned_spec
 from experiments.evaluation.luck.value import SHIPPED_FILES, AnyValue, load_value
 
 
@@ -213,7 +213,6 @@ def ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     import numpy as np
 
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import full_deck
     from carioca_env.decks import stack_deck
     from experiments.common.seeds import LUCK_FIT, derive_seed
 
@@ -223,10 +222,7 @@ def ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     for k in cfg.contracts:
         diffs = np.zeros((cfg.decks, 2))
         for d in range(cfg.decks):
-            rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "ceiling", k, d))
-            deck = full_deck()
-            rng.shuffle(deck)
-            dealer = rng.randrange(2)
+            deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "ceiling", k, d)), 2)
             dealt = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(k,)), 0)
             hands, upcard = [dealt.hand(s) for s in range(2)], dealt.discard[-1]
             seeds = [derive_seed(LUCK_FIT, cfg.seed, "ceiling-agent", k, d, s) for s in range(2)]
@@ -252,7 +248,6 @@ def seeds_share(cfg: MeasureConfig) -> list[dict[str, float | int]]:
 
     import numpy as np
 
-    from carioca_env.cards import full_deck
     from experiments.common.seeds import LUCK_FIT, derive_seed
 
     if cfg.players != 2:
@@ -261,10 +256,7 @@ def seeds_share(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     for k in cfg.contracts:
         diffs = np.zeros((cfg.decks, 2))
         for d in range(cfg.decks):
-            rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "seeds", k, d))
-            deck = full_deck()
-            rng.shuffle(deck)
-            dealer = rng.randrange(2)
+            deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "seeds", k, d)), 2)
             for v in range(2):
                 seeds = [derive_seed(LUCK_FIT, cfg.seed, "seeds-agent", k, d, v, s) for s in range(2)]
                 diffs[d, v] = _duplicate_pair(deck, dealer, k, _entries(cfg, k), seeds, cfg.max_turns)
