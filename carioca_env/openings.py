@@ -310,7 +310,8 @@ def enumerate_openings(counts: Sequence[int], contract: Contract) -> list[tuple[
     operations) turn away those that hold too few, before the search
     (:func:`search_openings`), which is the same list otherwise.
     """
-    if sum(counts) - contract.cards < 1:
+    # int(): a numpy uint8 hand would otherwise wrap below 0 in the subtraction
+    if int(sum(counts)) - contract.cards < 1:
         return []
     if contract.runs or contract.trios:
         try:
@@ -337,7 +338,7 @@ def search_openings(counts: Sequence[int], contract: Contract) -> list[tuple[Mel
     The reference :func:`enumerate_openings` is compared with (the same list, in the same
     order, for every hand); itself compared with the plain search over every meld held.
     """
-    hand_size = sum(counts)
+    hand_size = int(sum(counts))  # not a wrapping numpy scalar
     if hand_size - contract.cards < 1:
         return []
     # runs first: a hand holds a run less often than a trio, so most hands stop here

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -419,8 +420,10 @@ def test_opening_enumeration_equals_the_plain_search(counts: list[int], deal: in
         assert run_candidates(seq) == runs
     reference = _reference_openings(counts, contract)
     assert search_openings(counts, contract) == reference
-    for seq in (counts, tuple(counts), np.array(counts), bytes(counts)):
-        assert enumerate_openings(seq, contract) == reference
+    for seq in (counts, tuple(counts), np.array(counts), np.array(counts, dtype=np.uint8), bytes(counts)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a uint8 hand's size must not wrap below 0
+            assert enumerate_openings(seq, contract) == reference
 
 
 def _fewest_jokers(counts, candidates, k: int) -> int | None:
