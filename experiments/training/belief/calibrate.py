@@ -39,7 +39,7 @@ from agents.belief.model import BELIEF_NAME, BeliefModel, BeliefModelError, load
 from agents.belief.sampling import inclusion
 from experiments.cli import run_script
 from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
-from experiments.training.belief.fit import FitConfig, check_agent_specs, record
+from experiments.training.belief.fit import FitConfig, check_agent_specs, read_examples, record
 from experiments.training.belief.records import DEFAULT_AGENTS, HELDOUT_EVERY, SEED_NAMESPACE
 
 #: The temperatures tried (the logits are multiplied by one of these).
@@ -138,11 +138,11 @@ def load_validation(out: Path, seeds: Sequence[int], players: Sequence[int], con
             path = out / f"seed-{s}" / f"examples-p{p}-c{contract}.npz"
             if not path.exists():
                 continue
-            with np.load(path) as data:
-                xs.append(data["x"].astype(np.float64))
-                pools.append(data["pool"].astype(np.float64))
-                hids.append(data["hidden"].astype(np.float64))
-                deals += [(s, p, int(d)) for d in data["deal"]]
+            rec = read_examples(path)
+            xs.append(rec["x"])
+            pools.append(rec["pool"])
+            hids.append(rec["hidden"])
+            deals += [(s, p, int(d)) for d in rec["deal"]]
             used[f"seed {s} p{p}"] = {"examples": len(xs[-1]), "deals": len({d for d in deals if d[:2] == (s, p)})}
     if not xs:
         raise FileNotFoundError(f"no validation records of contract {contract} under {out}/seed-*/")

@@ -164,6 +164,16 @@ def newton(x: np.ndarray, pool: np.ndarray, hidden: np.ndarray, l2: float, steps
     return theta, loss
 
 
+def read_examples(path: Path) -> dict[str, np.ndarray]:
+    """One records file (``examples-p*-c*.npz``): ``x``, ``pool`` and ``hidden`` as float64,
+    and ``deal`` (each example's deal number) when the file has it."""
+    with np.load(path) as data:
+        rec = {k: data[k].astype(np.float64) for k in ("x", "pool", "hidden")}
+        if "deal" in data.files:
+            rec["deal"] = np.asarray(data["deal"])
+    return rec
+
+
 def load_examples(out: Path, players: Sequence[int], contract: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """The recorded ``(x, pool, hidden)`` of one contract over those of ``players`` whose
     records exist, and the examples per player count used.
@@ -176,10 +186,10 @@ def load_examples(out: Path, players: Sequence[int], contract: int) -> tuple[np.
         path = out / f"examples-p{p}-c{contract}.npz"
         if not path.exists():
             continue
-        with np.load(path) as data:
-            xs.append(data["x"].astype(np.float64))
-            pools.append(data["pool"].astype(np.float64))
-            hids.append(data["hidden"].astype(np.float64))
+        rec = read_examples(path)
+        xs.append(rec["x"])
+        pools.append(rec["pool"])
+        hids.append(rec["hidden"])
         used[f"p{p}"] = len(xs[-1])
     if not xs:
         raise FileNotFoundError(f"no records of contract {contract} in {out} (examples-p*-c{contract}.npz)")
