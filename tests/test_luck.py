@@ -333,3 +333,34 @@ def test_the_command_line_option(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert "carioca tournament: error: --luck-correction:" in err and "no model for 3 players" in err
     assert "Traceback" not in err and not (tmp_path / "p3").exists()
+
+
+def test_the_luck_value_option_corrects_with_the_named_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--luck-value 2`` records and applies version 2 (not the default), deal by deal the
+    corrections of a tracker fed version 2; a version that is not shipped, or the option
+    without ``--luck-correction``, is refused in one line before anything is written."""
+    from experiments import cli
+    from experiments.evaluation.luck import shipped_version
+
+    base = ["tournament", "--agents", "heuristic", "greedy", "--contracts", "1", "--decks", "2", "--max-turns", "200",
+            "--workers", "1", "--no-progress"]
+    v2 = shipped_version(2)
+    assert v2.fingerprint != shipped_value().fingerprint
+    assert cli.main([*base, "--luck-correction", "--luck-value", "2", "--out", str(tmp_path / "v2")]) == 0
+    assert v2.fingerprint in capsys.readouterr().out
+    assert cli.main([*base, "--luck-correction", "--out", str(tmp_path / "v3")]) == 0
+    capsys.readouterr()
+    lines = [json.loads(x) for x in (tmp_path / "v2" / "results.jsonl").read_text().splitlines()]
+    other = [json.loads(x) for x in (tmp_path / "v3" / "results.jsonl").read_text().splitlines()]
+    assert lines[0]["config"]["luck"] == v2.fingerprint
+    # the same deals (the correction never changes play), corrected differently
+    assert [d["penalty"] for d in lines[1:]] == [d["penalty"] for d in other[1:]]
+    assert [d["luck"] for d in lines[1:]] != [d["luck"] for d in other[1:]]
+    for bad, message in ((["--luck-correction", "--luck-value", "4"], "--luck-value: the shipped luck value functions "
+                                                                       "are versions 1-3, got 4"),
+                         (["--luck-value", "2"], "--luck-value names the value function of --luck-correction")):
+        assert cli.main([*base, *bad, "--out", str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and not (tmp_path / "bad").exists()
+    with pytest.raises(value_module.ValueFileError, match="versions 1-3, got 0"):
+        shipped_version(0)

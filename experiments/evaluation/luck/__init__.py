@@ -31,8 +31,9 @@ from experiments.evaluation.luck.value import (
     load_value,
     model_key,
     shipped_value,
+    shipped_version,
     value_by_fingerprint,
 )
 
 __all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "AnyValue", "DrawValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction",
-           "load_value", "model_key", "shipped_value", "value_by_fingerprint"]
+           "load_value", "model_key", "shipped_value", "shipped_version", "value_by_fingerprint"]

@@ -499,6 +499,17 @@ def shipped_value() -> AnyValue:
     return _shipped(SHIPPED_FILE)
 
 
+def shipped_version(version: int) -> AnyValue:
+    """The shipped value function of ``version`` (1, 2 or 3: ``value-vN.json``), loaded once per process.
+
+    Raises:
+        ValueFileError: no shipped value file has that version number.
+    """
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= len(SHIPPED_FILES):
+        raise ValueFileError(f"the shipped luck value functions are versions 1-{len(SHIPPED_FILES)}, got {version!r}")
+    return _shipped(SHIPPED_FILES[version - 1])
+
+
 def value_by_fingerprint(fingerprint: str) -> AnyValue:
     """The shipped value function (of any version) with this fingerprint.
 

@@ -58,6 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--luck-correction", action="store_true",
                    help="also record each deal's luck (the value of its stock draws under the shipped value "
                         "function) and show luck-corrected paired differences beside the raw ones")
+    g.add_argument("--luck-value", type=int, metavar="V",
+                   help="with --luck-correction: correct with the shipped value function of version V (1, 2 or 3) "
+                        "instead of the default, e.g. to extend a table corrected with an older version")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
     g.add_argument("--quick", action="store_true", help="the same as --preset quick (a smoke run in seconds)")
@@ -104,6 +107,8 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
         preset_name = "demo"
         say("no --agents given: running the demo preset (" + _preset_text("demo") + ")")
     preset = dict(PRESETS[preset_name]) if preset_name else {}
+    if getattr(args, "luck_value", None) is not None and not getattr(args, "luck_correction", False):
+        raise TournamentError("--luck-value names the value function of --luck-correction: give both")
     agents = args.agents
     if not agents:
         agents = _builtin_agents()
@@ -139,15 +144,25 @@ def config_from_args(args: argparse.Namespace, log: Callable[[str], None] | None
         seed=pick("seed", 0),
         format=pick("format", "duplicate"),
         max_turns=pick("max_turns", MAX_TURNS),
-        luck=_luck_fingerprint() if getattr(args, "luck_correction", False) else None,
+        luck=_luck_fingerprint(getattr(args, "luck_value", None)) if getattr(args, "luck_correction", False) else None,
     )
 
 
-def _luck_fingerprint() -> str:
-    """The shipped luck value function's fingerprint (``--luck-correction``)."""
-    from experiments.evaluation.luck import shipped_value
+def _luck_fingerprint(version: int | None = None) -> str:
+    """The fingerprint of the luck value function of ``--luck-correction``: the shipped
+    default, or the shipped ``version`` (``--luck-value``).
 
-    return shipped_value().fingerprint
+    Raises:
+        TournamentError: no shipped value function has that version.
+    """
+    from experiments.evaluation.luck import ValueFileError, shipped_value, shipped_version
+
+    if version is None:
+        return shipped_value().fingerprint
+    try:
+        return shipped_version(version).fingerprint
+    except ValueFileError as exc:
+        raise TournamentError(f"--luck-value: {exc}") from None
 
 
 #: what the command says after Ctrl-C (experiments.cli prints it)
