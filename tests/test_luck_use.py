@@ -347,3 +347,62 @@ def test_replayed_command_prints_both_tables(tmp_path: Path, capsys: pytest.Capt
     assert exit_.value.code == 2 and "give AGENT_DIR:BASELINE_DIR" in capsys.readouterr().err
     assert replayed.main(["replace", "--agent", "learned", f"{tmp_path / 'two'}:{tmp_path / 'none'}"]) == 2
     assert "error:" in capsys.readouterr().err  # a folder without results: one line, no traceback
+
+
+def test_reluck_recomputes_a_tournaments_luck_from_its_records_as_if_played_with_that_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``replayed.reluck``: replaying the kept records with the function the tournament used
+    gives its luck back exactly; with an older shipped function, the luck of the same
+    tournament played with that function from the start, and the same penalties."""
+    from experiments.evaluation.luck import replayed
+
+    older = _oldest_other_value()
+    four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
+
+    def play(name: str, luck: str) -> list[dict]:
+        tc = TournamentConfig(agents=four, players=4, contracts=(1,), decks=2, seed=51, max_turns=16, luck=luck)
+        run_tournament(tc, tmp_path / name, workers=1, progress=False, log=lambda m: None, record_every=1)
+        return [json.loads(x) for x in (tmp_path / name / "results.jsonl").read_text().splitlines()]
+
+    new = play("new", shipped_value().fingerprint)
+    old = play("old", older)
+    # deals cut off at --max-turns (R17) and closed ones both replay
+    assert {d["truncated"] for d in new[1:]} == {True, False}
+    assert replayed.reluck(tmp_path / "new", tmp_path / "same", shipped_value().fingerprint) == 8
+    same = [json.loads(x) for x in (tmp_path / "same" / "results.jsonl").read_text().splitlines()]
+    assert [d["luck"] for d in same[1:]] == [d["luck"] for d in new[1:]]
+    assert replayed.main(["reluck", "--luck", older, str(tmp_path / "new"), str(tmp_path / "back")]) == 0
+    assert "8 deals" in capsys.readouterr().out
+    back = [json.loads(x) for x in (tmp_path / "back" / "results.jsonl").read_text().splitlines()]
+    assert back[0]["config"] == old[0]["config"] and back[0]["luck_recomputed_from"] == shipped_value().fingerprint
+    assert [x for d in back[1:] for x in d["luck"]] == pytest.approx([x for d in old[1:] for x in d["luck"]])
+    assert [d["penalty"] for d in back[1:]] == [d["penalty"] for d in new[1:]]
+    assert [d["luck"] for d in back[1:]] != [d["luck"] for d in new[1:]]
+    # the recomputed folder tabulates like one played with the older function
+    assert replayed.mates([tmp_path / "back"], "g", "heuristic") == replayed.mates([tmp_path / "old"], "g",
+                                                                                   "heuristic")
+
+
+def test_reluck_refuses_before_writing_anything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No records, an unknown function, a folder that already holds results, a record of
+    another deal: one clear error and no output file."""
+    from experiments.evaluation.luck import replayed
+
+    fp = shipped_value().fingerprint
+    _tournament(tmp_path, "bare", ("greedy", "heuristic"), 2, 2, 52)
+    with pytest.raises(replayed.ReplayError, match="has no game record"):
+        replayed.reluck(tmp_path / "bare", tmp_path / "o1", fp)
+    tc = TournamentConfig(agents=("greedy", "heuristic"), players=2, contracts=(1,), decks=2, seed=53, max_turns=40,
+                          luck=fp)
+    run_tournament(tc, tmp_path / "kept", workers=1, progress=False, log=lambda m: None, record_every=1)
+    with pytest.raises(replayed.ReplayError, match="no luck value function shipped"):
+        replayed.reluck(tmp_path / "kept", tmp_path / "o2", "v9-0000")
+    with pytest.raises(replayed.ReplayError, match="already holds results"):
+        replayed.reluck(tmp_path / "kept", tmp_path / "bare", fp)
+    records = tmp_path / "kept" / "records"
+    (records / "c1-d0-l0.json").write_text((records / "c1-d1-l0.json").read_text())
+    with pytest.raises(replayed.ReplayError, match="not the deal of its result line"):
+        replayed.reluck(tmp_path / "kept", tmp_path / "o3", fp)
+    assert replayed.main(["reluck", "--luck", fp, str(tmp_path / "kept"), str(tmp_path / "o4")]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    assert not any((tmp_path / o).exists() for o in ("o1", "o2", "o3", "o4"))

@@ -4,6 +4,7 @@ Usage::
 
     python -m experiments.evaluation.luck.replayed mates --agent learned --baseline heuristic DIR [DIR ...]
     python -m experiments.evaluation.luck.replayed replace --agent s SEARCH_DIR:HEURISTIC_DIR [...]
+    python -m experiments.evaluation.luck.replayed reluck --luck FINGERPRINT DIR OUT
 
 ``mates``: the agent minus its table-mates of the baseline (``heuristic``, or the seats
 ``heuristic1``, ``heuristic2``, ... averaged), per deck over the deals where they sat
@@ -19,6 +20,13 @@ decks and seeds its agents by seat, deck and contract, so the two deal the same 
 (checked: same hands and dealer) and seat the same table-mates.  Per deck, the agent's
 penalty in each seat minus the penalty of that seat at the all-baseline table, averaged
 over the seats.
+
+``reluck``: the same tournament corrected by another shipped value function, without
+playing it again.  A tournament run with ``--luck-correction --records 1`` keeps every
+deal's game record; each is replayed move by move (checked against its result line: the
+same hands, dealer and penalties) with a tracker of the value function asked for, and
+``OUT/results.jsonl`` gets the same lines with that function's luck, so that tournaments
+first corrected by different versions can be tabulated together.
 
 Each row: decks, the raw difference and its 95% t-interval, the same with every penalty
 minus its luck, and the ratio of the corrected to the raw interval half-width.  Decks
@@ -126,6 +134,65 @@ def replace(pairs: Sequence[tuple[Path, Path]], agent: str) -> list[dict[str, An
     return rows
 
 
+def reluck(folder: Path, out: Path, fingerprint: str) -> int:
+    """Write ``out/results.jsonl``: ``folder``'s results with every deal's luck recomputed
+    by the shipped value function ``fingerprint``, from the deal's game record in
+    ``folder/records`` (see the module docstring).  Returns the number of deals.
+
+    Everything is read and checked before anything is written.
+
+    Raises:
+        ReplayError: no such value function, ``out`` already holds results, a deal without
+            its record, or a record that does not replay to its result line.
+        OSError: a file cannot be read or written.
+    """
+    from carioca_env import CariocaError, Game, RecordError, cards_str, parse_move
+    from carioca_env.cards import hand_penalty
+    from carioca_env.records import read_record
+    from experiments.common.files import write_file
+    from experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
+
+    try:
+        value = value_by_fingerprint(fingerprint)
+    except ValueFileError as exc:
+        raise ReplayError(str(exc)) from None
+    if (Path(out) / "results.jsonl").exists():
+        raise ReplayError(f"{out} already holds results: give a new folder")
+    lines = [json.loads(x) for x in (Path(folder) / "results.jsonl").read_text().splitlines() if x.strip()]
+    header, deals = lines[0], lines[1:]
+    if header["config"].get("luck") is None:
+        raise ReplayError(f"{folder}: not played with --luck-correction")
+    players = header["config"]["players"]
+    redone = []
+    for d in deals:
+        path = Path(folder) / "records" / f"{d['task']}.json"
+        if not path.is_file():
+            raise ReplayError(f"{folder}: deal {d['task']} has no game record (play it with --records 1)")
+        try:
+            game, moves = Game.start_of_record(read_record(path))
+            hands = [cards_str(game.hand(s)) for s in range(players)]
+            if hands != d["hands"] or game.dealer != d["dealer"]:
+                raise ReplayError(f"{path} is not the deal of its result line (other hands or dealer)")
+            tracker = LuckTracker(value, players)
+            for text in moves:
+                move = parse_move(text)
+                tracker.before(game, move)
+                game.apply(move)
+                tracker.after(game)
+        except (CariocaError, RecordError) as exc:
+            raise ReplayError(f"{path} does not replay: {exc}") from None
+        closed = [r for r in game.deal_results if not r.cancelled]
+        # a deal cut off at --max-turns is scored by the cards in hand (R17)
+        penalty = list(closed[-1].scores) if closed else [hand_penalty(game.hands[s]) for s in range(players)]
+        if penalty != d["penalty"]:
+            raise ReplayError(f"{path} replays to penalties {penalty}, its result line says {d['penalty']}")
+        redone.append({**d, "luck": [float(c) for c in tracker.corrections], "luck_draws": tracker.draws})
+    head = {**header, "config": {**header["config"], "luck": value.fingerprint},
+            "luck_recomputed_from": header["config"]["luck"]}
+    write_file(Path(out) / "results.jsonl", "".join(json.dumps(x) + "\n" for x in [head, *redone]))
+    return len(redone)
+
+
 def table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows as a markdown table (``*``: the 95% interval excludes 0)."""
     def cell(m: float, lo: float, hi: float) -> str:
@@ -151,8 +218,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("replace", help="an agent in one seat against the all-baseline table of the same decks")
     r.add_argument("--agent", required=True)
     r.add_argument("pairs", nargs="+", metavar="AGENT_DIR:BASELINE_DIR")
+    x = sub.add_parser("reluck", help="a tournament's luck recomputed from its game records by another value function")
+    x.add_argument("--luck", required=True, metavar="FINGERPRINT", help="a shipped value function's fingerprint")
+    x.add_argument("folder", type=Path, help="a tournament played with --luck-correction --records 1")
+    x.add_argument("out", type=Path, help="a new folder for the recomputed results.jsonl")
     args = parser.parse_args(argv)
     try:
+        if args.what == "reluck":
+            n = reluck(args.folder, args.out, args.luck)
+            print(f"{n} deals of {args.folder} corrected by {args.luck}: {args.out / 'results.jsonl'}")
+            return 0
         if args.what == "mates":
             rows = mates(args.folders, args.agent, args.baseline)
         else:
