@@ -331,6 +331,46 @@ def test_replace_compares_each_seat_with_the_same_seat_at_the_all_baseline_table
         replayed.replace([(tmp_path / "g", tmp_path / "raw")], "g")
 
 
+def test_versus_pairs_two_agents_differences_deck_by_deck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``replayed.versus``: two tournaments of one seed (greedy against the heuristic, random
+    against it); per deck the first's table-mate difference minus the second's, raw and
+    corrected, is the pairing of the two ``mates`` rows' per-deck values; other seeds and
+    other deals are refused."""
+    from experiments.common.stats import paired_difference
+    from experiments.evaluation.luck import replayed
+
+    _tournament(tmp_path, "g", ("g=greedy", "heuristic"), 2, 3, 51)
+    _tournament(tmp_path, "r", ("r=random", "heuristic"), 2, 3, 51)
+
+    def per_deck(name: str, label: str, corrected: bool) -> dict[int, float]:
+        diffs: dict[int, list[float]] = {}
+        for d in map(json.loads, (tmp_path / name / "results.jsonl").read_text().splitlines()[1:]):
+            pen = [p - (c if corrected else 0.0) for p, c in zip(d["penalty"], d["luck"])]
+            me = d["seats"].index(label)
+            diffs.setdefault(d["deck"], []).append(pen[me] - pen[1 - me])
+        return {k: sum(v) / len(v) for k, v in diffs.items()}
+
+    (row,) = replayed.versus([(tmp_path / "g", tmp_path / "r")], "g", "r", "heuristic")
+    raw = paired_difference(per_deck("g", "g", False), per_deck("r", "r", False))
+    cor = paired_difference(per_deck("g", "g", True), per_deck("r", "r", True))
+    assert row["decks"] == 3 and row["diff"] == pytest.approx(raw.mean) and row["low"] == pytest.approx(raw.low)
+    assert row["corrected_diff"] == pytest.approx(cor.mean) and row["corrected_high"] == pytest.approx(cor.high)
+    assert row["diff"] != 0  # greedy and random differ against the same heuristic
+    assert replayed.main(["versus", "--agent", "g", "--other", "r", "--baseline", "heuristic",
+                          f"{tmp_path / 'g'}:{tmp_path / 'r'}"]) == 0
+    assert f"| 1 | 3 | {row['diff']:+.1f} [{row['low']:+.1f}, {row['high']:+.1f}]" in capsys.readouterr().out
+    _tournament(tmp_path, "other", ("r=random", "heuristic"), 2, 3, 52)
+    with pytest.raises(replayed.ReplayError, match="differ in seed"):
+        replayed.versus([(tmp_path / "g", tmp_path / "other")], "g", "r", "heuristic")
+    # the same seed, but deals that are not the same cards (a tampered file): refused
+    lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(lines[1])
+    first["hands"] = first["hands"][::-1]
+    (tmp_path / "r" / "results.jsonl").write_text(lines[0] + json.dumps(first) + "\n" + "".join(lines[2:]))
+    with pytest.raises(replayed.ReplayError, match="dealt contract 1 deck .* differently"):
+        replayed.versus([(tmp_path / "g", tmp_path / "r")], "g", "r", "heuristic")
+
+
 def test_replayed_command_prints_both_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from experiments.evaluation.luck import replayed
     from experiments.training.learned_set import paired_rows

@@ -4,6 +4,8 @@ Usage::
 
     python -m experiments.evaluation.luck.replayed mates --agent learned --baseline heuristic DIR [DIR ...]
     python -m experiments.evaluation.luck.replayed replace --agent s SEARCH_DIR:HEURISTIC_DIR [...]
+    python -m experiments.evaluation.luck.replayed versus --agent cheat --other uniform --baseline heuristic \
+        CHEAT_DIR:UNIFORM_DIR [...]
     python -m experiments.evaluation.luck.replayed reluck --luck FINGERPRINT DIR OUT
 
 ``mates``: the agent minus its table-mates of the baseline (``heuristic``, or the seats
@@ -20,6 +22,12 @@ decks and seeds its agents by seat, deck and contract, so the two deal the same 
 (checked: same hands and dealer) and seat the same table-mates.  Per deck, the agent's
 penalty in each seat minus the penalty of that seat at the all-baseline table, averaged
 over the seats.
+
+``versus``: two agents' differences against the same baseline, deck by deck.  Each pair
+of folders is two tournaments of the same seed, ``--agent`` against the baseline in the
+first and ``--other`` against it in the second (checked: same hands and dealer); per
+deck, the first's ``mates`` difference minus the second's (negative: the first agent
+pays less against the baseline than the other does).
 
 ``reluck``: the same tournament corrected by another shipped value function, without
 playing it again.  A tournament run with ``--luck-correction --records 1`` keeps every
@@ -82,6 +90,54 @@ def mates(folders: Sequence[Path], agent: str, baseline: str) -> list[dict[str, 
         rows.append(_row(r["contract"], r["decks"], (r["diff"], r["low"], r["high"]),
                          (r["corrected_diff"], r["corrected_low"], r["corrected_high"]), r["luck"]))
     return sorted(rows, key=lambda r: r["contract"])
+
+
+def versus(pairs: Sequence[tuple[Path, Path]], agent: str, other: str, baseline: str) -> list[dict[str, Any]]:
+    """Per contract: ``agent``'s difference against its ``baseline`` table-mates minus
+    ``other``'s, deck by deck, raw and corrected, over the complete decks of all ``pairs``
+    (``(agent's tournament, other's tournament)``, each of the same seed; see the module
+    docstring).
+
+    Raises:
+        ReplayError: a pair's tournaments have different seeds, decks or value functions.
+    """
+    from experiments.evaluation.tournament.summary import table_mate_decks
+
+    lucks = set()
+    first: dict[int, dict[tuple[int, int], tuple[float, float | None]]] = defaultdict(dict)
+    second: dict[int, dict[tuple[int, int], tuple[float, float | None]]] = defaultdict(dict)
+    for i, (a, b) in enumerate(pairs):
+        ha, da = _read(a)
+        hb, db = _read(b)
+        for key in ("seed", "players", "luck", "max_turns"):
+            if ha["config"].get(key) != hb["config"].get(key):
+                raise ReplayError(f"{a} and {b} differ in {key}: {ha['config'].get(key)!r} and {hb['config'].get(key)!r}")
+        lucks.add(ha["config"]["luck"])
+        dealt = {(d["contract"], d["deck"]): (d["hands"], d["dealer"]) for d in da}
+        for d in db:
+            if dealt.get((d["contract"], d["deck"]), (d["hands"], d["dealer"])) != (d["hands"], d["dealer"]):
+                raise ReplayError(f"{a} and {b} dealt contract {d['contract']} deck {d['deck']} differently")
+        for k in sorted({d["contract"] for d in da} & {d["contract"] for d in db}):
+            for deck, v in table_mate_decks(da, agent, baseline, k).items():
+                first[k][(i, deck)] = v
+            for deck, v in table_mate_decks(db, other, baseline, k).items():
+                second[k][(i, deck)] = v
+    (luck,) = lucks or {""}
+    rows = []
+    for k in sorted(first):
+        def part(values: dict[tuple[int, int], tuple[float, float | None]], j: int) -> dict[tuple[int, int], float]:
+            out = {}
+            for u, v in values.items():
+                x = v[j]
+                if x is not None:
+                    out[u] = x
+            return out
+
+        r = paired_difference(part(first[k], 0), part(second[k], 0))
+        c = paired_difference(part(first[k], 1), part(second[k], 1))
+        if r.n:
+            rows.append(_row(k, r.n, (r.mean, r.low, r.high), (c.mean, c.low, c.high), luck))
+    return rows
 
 
 def replace(pairs: Sequence[tuple[Path, Path]], agent: str) -> list[dict[str, Any]]:
@@ -218,6 +274,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("replace", help="an agent in one seat against the all-baseline table of the same decks")
     r.add_argument("--agent", required=True)
     r.add_argument("pairs", nargs="+", metavar="AGENT_DIR:BASELINE_DIR")
+    v = sub.add_parser("versus", help="two agents' differences against the same baseline, on the same decks")
+    v.add_argument("--agent", required=True)
+    v.add_argument("--other", required=True)
+    v.add_argument("--baseline", required=True)
+    v.add_argument("pairs", nargs="+", metavar="AGENT_DIR:OTHER_DIR")
     x = sub.add_parser("reluck", help="a tournament's luck recomputed from its game records by another value function")
     x.add_argument("--luck", required=True, metavar="FINGERPRINT", help="a shipped value function's fingerprint")
     x.add_argument("folder", type=Path, help="a tournament played with --luck-correction --records 1")
@@ -235,9 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for p in args.pairs:
                 a, sep, b = p.partition(":")
                 if not sep or not a or not b:
-                    parser.error(f"{p!r}: give AGENT_DIR:BASELINE_DIR")
+                    parser.error(f"{p!r}: give {'AGENT_DIR:BASELINE_DIR' if args.what == 'replace' else 'AGENT_DIR:OTHER_DIR'}")
                 pairs.append((Path(a), Path(b)))
-            rows = replace(pairs, args.agent)
+            if args.what == "replace":
+                rows = replace(pairs, args.agent)
+            else:
+                rows = versus(pairs, args.agent, args.other, args.baseline)
     except (OSError, ReplayError, KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

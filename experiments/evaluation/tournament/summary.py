@@ -241,36 +241,54 @@ def table_mate_rows(tournaments: Sequence[tuple[dict[str, Any], list[dict[str, A
     for lab in agents:
         for base in baselines:
             for k in contracts:
-                # per deck (file, deck): the agent's and the baseline's table means, raw and corrected
-                mine: dict[tuple[int, int], list[tuple[float, float]]] = {}
-                theirs: dict[tuple[int, int], list[tuple[float, float]]] = {}
-                for i, d in deals:
-                    at_table = table_means(d)
-                    fixed = table_means({**d, "penalty": [p - c for p, c in zip(d["penalty"], d["luck"])]}) \
-                        if corrected else at_table
-                    others = [s for s in at_table if s == base or (s.startswith(base) and s[len(base):].isdigit())]
-                    if d["contract"] != k or lab not in at_table or not others:
-                        continue
-                    mine.setdefault((i, d["deck"]), []).append((at_table[lab], fixed[lab]))
-                    theirs.setdefault((i, d["deck"]), []).append(
-                        (sum(at_table[s] for s in others) / len(others), sum(fixed[s] for s in others) / len(others)))
+                mine, theirs = _mate_deck_means(deals, lab, base, k, corrected)
                 if not mine:
                     continue
-
-                def deck_means(values: dict[tuple[int, int], list[tuple[float, float]]],
-                               j: int) -> dict[tuple[int, int], float]:
-                    return {deck: sum(v[j] for v in vs) / len(vs) for deck, vs in values.items()}
-
-                ci = paired_difference(deck_means(mine, 0), deck_means(theirs, 0))
+                ci = paired_difference({u: v[0] for u, v in mine.items()}, {u: v[0] for u, v in theirs.items()})
                 row = {"players": headers[0]["config"]["players"], "contract": k,
                        "agent": lab, "baseline": base, "decks": ci.n, "diff": ci.mean, "low": ci.low,
                        "high": ci.high, "significant": ci.excludes_zero()}
                 if corrected:
-                    c = paired_difference(deck_means(mine, 1), deck_means(theirs, 1))
+                    c = paired_difference({u: v[1] for u, v in mine.items()}, {u: v[1] for u, v in theirs.items()})
                     row.update(luck=luck, corrected_diff=c.mean, corrected_low=c.low, corrected_high=c.high,
                                corrected_significant=c.excludes_zero())
                 rows.append(row)
     return rows
+
+
+def table_mate_decks(deals: Sequence[dict[str, Any]], agent: str, baseline: str,
+                     contract: int) -> dict[int, tuple[float, float | None]]:
+    """Per deck of ``contract`` in one tournament's ``deals``: ``agent``'s mean penalty minus
+    its ``baseline`` table-mates' (as :func:`table_mate_rows` pairs them), raw and, when
+    every deal recorded its luck, luck-corrected (else ``None``)."""
+    corrected = all("luck" in d for d in deals)
+    mine, theirs = _mate_deck_means([(0, d) for d in deals], agent, baseline, contract, corrected)
+    return {deck: (mine[(0, deck)][0] - theirs[(0, deck)][0],
+                   mine[(0, deck)][1] - theirs[(0, deck)][1] if corrected else None) for _, deck in mine}
+
+
+def _mate_deck_means(deals: Sequence[tuple[int, dict[str, Any]]], lab: str, base: str, k: int, corrected: bool
+                     ) -> tuple[dict[tuple[int, int], tuple[float, float]], dict[tuple[int, int], tuple[float, float]]]:
+    """Per deck (file, deck) of contract ``k``: the agent's and its baseline table-mates'
+    mean penalties over the deals where they sat together, each (raw, corrected; the
+    corrected equals the raw when ``corrected`` is false)."""
+    mine: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    theirs: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for i, d in deals:
+        at_table = table_means(d)
+        fixed = table_means({**d, "penalty": [p - c for p, c in zip(d["penalty"], d["luck"])]}) \
+            if corrected else at_table
+        others = [s for s in at_table if s == base or (s.startswith(base) and s[len(base):].isdigit())]
+        if d["contract"] != k or lab not in at_table or not others:
+            continue
+        mine.setdefault((i, d["deck"]), []).append((at_table[lab], fixed[lab]))
+        theirs.setdefault((i, d["deck"]), []).append(
+            (sum(at_table[s] for s in others) / len(others), sum(fixed[s] for s in others) / len(others)))
+
+    def deck_means(values: dict[tuple[int, int], list[tuple[float, float]]]) -> dict[tuple[int, int], tuple[float, float]]:
+        return {deck: (sum(v[0] for v in vs) / len(vs), sum(v[1] for v in vs) / len(vs)) for deck, vs in values.items()}
+
+    return deck_means(mine), deck_means(theirs)
 
 
 def _unit_means(units: dict[tuple[str, str], dict[tuple[int, int], list[float]]], g: str, agent: str) -> dict[tuple[int, int], float]:
