@@ -53,7 +53,7 @@ class GreedyAgent(SeededAgent):
         scored = [(key(m), m) for m in moves]
         best = min(s for s, _ in scored)
         tied = [m for s, m in scored if s == best]
-        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+        return self.choose(tied)
 
     @staticmethod
     def _leftover_penalty(view: PlayerView, move: Move) -> int:

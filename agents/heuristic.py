@@ -175,7 +175,7 @@ class HeuristicAgent(SeededAgent):
     def _pick_min(self, scored: list[tuple[float, Move]]) -> Move:
         best = min(s for s, _ in scored)
         tied = [m for s, m in scored if s <= best + 1e-9]
-        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+        return self.choose(tied)
 
     @staticmethod
     def _danger(view: PlayerView) -> float:
@@ -211,7 +211,7 @@ class HeuristicAgent(SeededAgent):
 
     def _choose_opening(self, view: PlayerView, opens: list[Move]) -> Move:
         tied = self._best_openings(view, opens)
-        return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
+        return self.choose(tied)
 
     def _best_openings(self, view: PlayerView, opens: list[Move]) -> list[Move]:
         """The openings of ``opens`` that leave the fewest cards stuck, then the fewest

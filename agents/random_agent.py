@@ -9,10 +9,10 @@ from carioca_env import Move, PlayerView
 
 
 class RandomAgent(SeededAgent):
-    """Chooses uniformly among the legal moves with its own seeded generator."""
+    """Chooses uniformly among the legal moves with its own seeded generator (declared: :meth:`SeededAgent.choose`)."""
 
     name = "random"
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """A uniformly random legal move."""
-        return legal[self.rng.randrange(len(legal))]
+        return self.choose(list(legal))

@@ -5,8 +5,11 @@ stock draws, which diverge as soon as two agents play differently.  This package
 each stock draw with a frozen value function ``V(state) -> expected final deal penalty of
 each seat`` (:mod:`.value`, read from the full state: every hand, the table, the pile, not
 the stock's order) and subtracts its luck, ``V(after the draw) - E[V]`` over the cards
-still in the stock (:mod:`.correction`).  Each correction has expectation 0 whatever ``V``
-is, so corrected penalties are unbiased; a good ``V`` removes much of the variance.
+still in the stock (:mod:`.correction`).  With a version-4 value function it also values
+the agents' own declared coin flips (AIVAT's action terms: ``V(after the option played) -
+E[V]`` over the options an agent declared it drew its move from, :mod:`.features4`).
+Each correction has expectation 0 whatever ``V`` is, so corrected penalties are unbiased;
+a good ``V`` removes much of the variance.
 
 - :class:`LuckTracker` accumulates a deal's corrections while it is played
   (``carioca tournament --luck-correction`` records them per deal).
@@ -23,6 +26,7 @@ from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.value import (
     SHIPPED_FILE,
     SHIPPED_FILES,
+    ActionValue,
     AnyValue,
     DrawValue,
     MlpValue,
@@ -35,5 +39,6 @@ from experiments.evaluation.luck.value import (
     value_by_fingerprint,
 )
 
-__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "AnyValue", "DrawValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction",
-           "load_value", "model_key", "shipped_value", "shipped_version", "value_by_fingerprint"]
+__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "ActionValue", "AnyValue", "DrawValue", "LuckTracker", "MlpValue",
+           "ValueFileError", "ValueFunction", "load_value", "model_key", "shipped_value", "shipped_version",
+           "value_by_fingerprint"]

@@ -90,16 +90,15 @@ def _goods(game: Any, hands: list[Any]) -> tuple[list[float], list[np.ndarray]]:
     return ds, goods
 
 
-def _features(game: Any, hands: list[Any], mover: int, stock: np.ndarray,
-              cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(context [n, len(CONTEXT)], attributes [len(cards), n, len(ATTRS)])`` for the
-    hands before the draw and the stock before it."""
+def seat_contexts(game: Any, hands: list[Any], mover: int,
+                  size: float) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """``(context [n, len(CONTEXT)], goods, counts)`` of every seat for ``hands``, ``mover``
+    the seat to act and ``size`` cards in the stock: the context rows, and per seat the
+    0/1 types that help it (:func:`experiments.evaluation.luck.features2._good_types`) and
+    its hand as counts."""
     n = game.num_players
     ds, goods = _goods(game, hands)
-    size = float(stock.sum())
     ctx = np.empty((n, len(CONTEXT)))
-    attrs = np.empty((len(cards), n, len(ATTRS)))
-    pts = _POINTS[cards]
     counts = [np.asarray(h, dtype=np.float64) for h in hands]
     # an opened seat's junk: the cards it cannot lay off now (its goods are the layable types)
     junk = [float(counts[s] @ (1.0 - goods[s])) for s in range(n)]
@@ -112,6 +111,18 @@ def _features(game: Any, hands: list[Any], mover: int, stock: np.ndarray,
         o_open = float(any(opens[o] for o in range(n) if o != s))
         ctx[s] = _context(float(game.opened[s]), ds[s], junk[s], pen, m_opened, ds[mover], junk[mover], o_close,
                           o_open, size, game.turn)
+    return ctx, goods, counts
+
+
+def _features(game: Any, hands: list[Any], mover: int, stock: np.ndarray,
+              cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(context [n, len(CONTEXT)], attributes [len(cards), n, len(ATTRS)])`` for the
+    hands before the draw and the stock before it."""
+    n = game.num_players
+    ctx, goods, counts = seat_contexts(game, hands, mover, float(stock.sum()))
+    attrs = np.empty((len(cards), n, len(ATTRS)))
+    pts = _POINTS[cards]
+    for s in range(n):
         g = goods[s][cards]
         pairs, runs = _neighbours(counts[s])
         attrs[:, s, 0] = g
@@ -168,12 +179,13 @@ def values(weights: np.ndarray, mover: int, ctx: np.ndarray, attrs: np.ndarray) 
 
 
 def basis(mover: int, ctx: np.ndarray, attrs: np.ndarray) -> np.ndarray:
-    """The regression rows behind :func:`values`: ``[..., num_players, num_players * len(CONTEXT) * len(ATTRS)]``
-    such that ``values(w, ...) == basis(...) @ w.ravel()``."""
+    """The regression rows behind :func:`values`: ``[..., num_players, num_players * len(CONTEXT) * A]``
+    (``A`` attributes, ``len(ATTRS)`` for draws) such that ``values(w, ...) == basis(...) @ w.ravel()``."""
     n = ctx.shape[0]
     rel = (np.arange(n) - mover) % n
     outer = ctx[:, :, None] * attrs[..., :, None, :]  # [..., n, C, A]
-    out = np.zeros(attrs.shape[:-2] + (n, n, len(CONTEXT) * len(ATTRS)))
+    # any attribute count: version 4's action attributes use the same layout
+    out = np.zeros(attrs.shape[:-2] + (n, n, ctx.shape[1] * attrs.shape[-1]))
     for s in range(n):
         out[..., s, rel[s], :] = outer[..., s, :, :].reshape(attrs.shape[:-2] + (-1,))
     return out.reshape(attrs.shape[:-2] + (n, -1))

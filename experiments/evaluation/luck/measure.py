@@ -26,6 +26,16 @@ of the paired difference's variance that the agents' own random choices (ties br
 random) decide, directly and through the cards each seat then draws.  A correction of the
 stock draws alone cannot remove the direct part.
 
+``actions`` (2 players) bounds what AIVAT's action terms can do for agents that declare
+their random choices (:class:`agents.base.DeclaredChoice`): it plays the duplicate pair of
+each of ``--decks`` decks (fit namespace) and at every declared choice of a kind version 4
+values estimates each option's true value to every seat by ``--rollouts`` playouts (the
+stock reshuffled: a value function does not see its order; fresh agent seeds), in two
+independent halves.  A perfect value function's action terms would remove from the paired
+difference per deck its part ``A`` due to the agents' coin flips, of variance ``E[A^2]``;
+the product of the two halves' estimates of ``A`` is an unbiased estimate of ``A^2``, so
+the mean product over decks estimates that variance without the playouts' own noise.
+
 ``overhead`` plays the same tasks with and without the correction, each way twice in
 alternating order and each time in a fresh process, and reports the ratio of their CPU
 times (``time.process_time``: other processes on a shared machine do not count).
@@ -54,7 +64,7 @@ class MeasureConfig:
     """What to measure.
 
     Attributes:
-        what: ``widths``, ``overhead``, ``ceiling`` or ``seeds``.
+        what: ``widths``, ``overhead``, ``ceiling``, ``seeds`` or ``actions``.
         agents: the two agents (``learned``: the shipped model of the contract).
         players: seats per table.
         contracts: contracts played.
@@ -66,6 +76,7 @@ class MeasureConfig:
             the same deals with each; ``overhead`` times the first).
         format: ``widths``: the tournament format (``random``: one random lineup per deck,
             for the null test of an agent against itself, which duplicate makes exactly 0).
+        rollouts: ``actions``: playouts per option at each declared choice (two halves).
     """
 
     what: str
@@ -78,6 +89,7 @@ class MeasureConfig:
     max_turns: int = 2000
     values: tuple[int, ...] = (len(SHIPPED_FILES),)
     format: str = "duplicate"
+    rollouts: int = 16
 
     @property
     def luck(self) -> str:
@@ -102,6 +114,7 @@ def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequen
     """Play a dealt game to the end of its deal (an R13 redeal plays on; after ``max_turns``
     completed turns every seat scores its hand, as in a tournament), each tracker
     accumulating its corrections; the final penalties."""
+    from agents.base import declared_choice
     from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
 
@@ -109,9 +122,11 @@ def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequen
     while not game.deal_results or game.deal_results[-1].cancelled:
         if turns >= max_turns:
             return [float(hand_penalty(game.hands[s])) for s in range(game.num_players)]
-        move = agents[game.current].act(game.view(game.current), game.legal_moves())
+        agent = agents[game.current]
+        move = agent.act(game.view(game.current), game.legal_moves())
+        choice = declared_choice(agent)
         for t in trackers:
-            t.before(game, move)
+            t.before(game, move, choice)
         game.apply(move)
         for t in trackers:
             t.after(game)
@@ -268,6 +283,98 @@ def seeds_share(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     return rows
 
 
+def _option_values(game: Any, options: Sequence[Any], specs: Sequence[str], rng: Any, rollouts: int,
+                   max_turns: int) -> Any:
+    """``[2, len(options), seats]``: each option's mean final penalty per seat over
+    ``rollouts // 2`` playouts in each of two independent halves (the stock reshuffled,
+    the agents of ``specs`` freshly seeded from ``rng``)."""
+    import numpy as np
+
+    from agents.registry import make_agent
+
+    half = max(1, rollouts // 2)
+    out = np.zeros((2, len(options), game.num_players))
+    for h in range(2):
+        for i, option in enumerate(options):
+            for _ in range(half):
+                g = game.clone()
+                rng.shuffle(g.stock)
+                g.rng.seed(rng.getrandbits(63))
+                g.apply(option)
+                agents = [make_agent(sp, rng.getrandbits(31)) for sp in specs]
+                out[h, i] += play_deal(g, agents, max_turns)
+    return out / half
+
+
+def action_ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
+    """Per contract: the paired difference's variance over decks and the part of it a
+    perfect value function's action terms would remove (see the module docstring)."""
+    import random
+
+    import numpy as np
+
+    from agents.base import declared_choice
+    from agents.registry import make_agent
+    from carioca_env import Game, GameConfig
+    from carioca_env.moves import MoveKind
+    from experiments.common.seeds import LUCK_FIT, derive_seed
+    from experiments.evaluation.luck import features4
+
+    if cfg.players != 2:
+        raise SystemExit("actions plays 2-player duplicate pairs only")
+    rows: list[dict[str, float | int]] = []
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for k in cfg.contracts:
+        entries = _entries(cfg, k)
+        diffs, products, choices = [], [], 0
+        for d in range(cfg.decks):
+            deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "actions", k, d)), 2)
+            seeds = [derive_seed(LUCK_FIT, cfg.seed, "actions-agent", k, d, s) for s in range(2)]
+            rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "actions-playouts", k, d))
+            diff, terms = 0.0, np.zeros(2)  # terms: each half's x-minus-y action terms, over the pair
+            for seating in ((0, 1), (1, 0)):
+                specs = [entries[a] for a in seating]
+                game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(k,)), seeds[0])
+                agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
+                for agent, sd in zip(agents, seeds):
+                    agent.reset(sd)
+                x = seating.index(0)
+                turns = 0
+                while not game.deal_results or game.deal_results[-1].cancelled:
+                    if turns >= cfg.max_turns:
+                        break
+                    agent = agents[game.current]
+                    move = agent.act(game.view(game.current), game.legal_moves())
+                    choice = declared_choice(agent)
+                    if choice is not None and features4.valued(choice.options):
+                        q = _option_values(game, choice.options, specs, rng, cfg.rollouts, cfg.max_turns)
+                        w = np.asarray(choice.weights())
+                        term = q[:, choice.chosen] - np.einsum("a,has->hs", w, q)  # [half, seat]
+                        terms += (term[:, x] - term[:, 1 - x]) / 2.0
+                        choices += 1
+                    game.apply(move)
+                    turns += move.kind is MoveKind.DISCARD
+                pen = play_deal(game, agents, 0)  # the scores, or each hand's penalty if cut
+                diff += (pen[x] - pen[1 - x]) / 2.0
+            diffs.append(diff)
+            products.append(float(terms[0] * terms[1]))
+        var = float(np.var(diffs, ddof=1))
+        a2 = float(np.mean(products))
+        a2_half = float(1.96 * np.std(products, ddof=1) / np.sqrt(len(products)))
+        row = {"contract": k, "decks": cfg.decks, "variance": var, "action_part": a2, "action_part_half": a2_half,
+               "share": a2 / var if var > 0 else float("nan"), "choices_per_deck": choices / cfg.decks,
+               "rollouts": cfg.rollouts,
+               "smallest_ratio_actions_alone": float(np.sqrt(max(var - a2, 0.0) / var)) if var > 0 else float("nan")}
+        rows.append(row)
+        print(f"| {k} | {cfg.decks} | {choices / cfg.decks:.1f} | {var:.0f} | {a2:.1f} ± {a2_half:.1f} | "
+              f"{row['share']:.3f} | {row['smallest_ratio_actions_alone']:.3f} |", flush=True)
+        with open(out / f"actions-{'-'.join(cfg.agents)}-s{cfg.seed}-d{cfg.decks}-r{cfg.rollouts}.jsonl", "a",
+                  encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+    return rows
+
+
 def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
     """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
     from experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
@@ -306,7 +413,7 @@ def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds"))
+    p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds", "actions"))
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
@@ -320,9 +427,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "deals with each")
     p.add_argument("--format", choices=("duplicate", "random"), default="duplicate",
                    help="widths: the tournament format (random: for the null test of an agent against itself)")
+    p.add_argument("--rollouts", type=int_at_least(2), default=16,
+                   help="actions: playouts per option at each declared choice (two halves)")
     a = p.parse_args(argv)
     cfg = MeasureConfig(a.what, tuple(a.agents), a.players, tuple(a.contracts), a.decks, a.seed,
-                        a.out, a.max_turns, tuple(a.values), a.format)
+                        a.out, a.max_turns, tuple(a.values), a.format, a.rollouts)
 
     def work() -> None:
         if cfg.what == "widths":
@@ -332,6 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif cfg.what == "seeds":
             print("| contract | decks | variance | deck's part | agents' seeds' share |\n|---|---|---|---|---|")
             seeds_share(cfg)
+        elif cfg.what == "actions":
+            print("| contract | decks | declared choices per deck | variance | coin flips' part (95%) | share | "
+                  "smallest ratio |\n|---|---|---|---|---|---|---|")
+            action_ceiling(cfg)
         elif cfg.what == "ceiling":
             print("| contract | decks | variance | deal's part | share | smallest ratio |\n|---|---|---|---|---|---|")
             ceiling(cfg)

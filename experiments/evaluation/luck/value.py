@@ -1,6 +1,6 @@
 """The luck value function: ``V(state) -> expected final deal penalty of each seat``.
 
-Three versions, each read from a JSON value file and named by its fingerprint (a hash of
+Four versions, each read from a JSON value file and named by its fingerprint (a hash of
 its features' version and its parameters) in tournament configs, so results corrected by
 one value function are never mixed with another's:
 
@@ -12,7 +12,11 @@ one value function are never mixed with another's:
 - version 3, :class:`DrawValue` (``value-v3.json``): per (player count, contract) and seat
   position, weights on the draw features of :mod:`experiments.evaluation.luck.features3` (what the
   card drawn is worth to each seat in its context), fitted by
-  :mod:`experiments.evaluation.luck.fit3` so that the corrections explain the penalties.
+  :mod:`experiments.evaluation.luck.fit3` so that the corrections explain the penalties;
+- version 4, :class:`ActionValue` (a version 3 of the draws plus weights on the action
+  features of :mod:`experiments.evaluation.luck.features4`, which value the options of a
+  choice an agent declared random: AIVAT's action terms), fitted by
+  :mod:`experiments.evaluation.luck.fit4`.
 
 All were fitted once on games between the built-in agents dealt from their own seed
 namespace (never a tournament's decks), then frozen.  :func:`shipped_value` is the
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -35,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.evaluation.luck import features2, features3
+from experiments.evaluation.luck import features2, features3, features4
 from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
 
 #: The value file format.
@@ -461,8 +466,131 @@ class DrawValue:
         return vf
 
 
+#: The version of :class:`ActionValue` files.
+ACTION_VERSION = 4
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    """Version 4: a version-3 value of the stock draws (``draw``) and, per (player count,
+    contract), weights ``[num_players, len(CONTEXT), len(ACTION_ATTRS)]`` on the action
+    features of :mod:`experiments.evaluation.luck.features4`, which value each option of a
+    choice an agent declared random (:class:`agents.base.DeclaredChoice`).
+
+    A (player count, contract) without action weights gets draw corrections only.  Weights
+    are rounded to :data:`DRAW_DECIMALS` decimals, like version 3's.
+
+    Attributes:
+        draw: the draw part, a complete version-3 value function (its models refitted
+            jointly with the action weights, or version 3's own where those validated better).
+        actions: model key (:func:`model_key`) -> action weights.
+        meta: how it was fitted; not part of the fingerprint.
+    """
+
+    draw: DrawValue
+    actions: dict[str, np.ndarray]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rounded = {k: np.round(np.asarray(v, dtype=np.float64), DRAW_DECIMALS) for k, v in self.actions.items()}
+        object.__setattr__(self, "actions", rounded)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``v4-`` and 12 hex digits of a SHA-256 over the action features' version, the
+        action weights and the draw part's fingerprint."""
+        body = {"features": features4.FEATURE_VERSION, "draw": self.draw.fingerprint,
+                "actions": {k: v.ravel().tolist() for k, v in sorted(self.actions.items())}}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return f"v{ACTION_VERSION}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def model(self, num_players: int, contract: int) -> np.ndarray | float:
+        """The draw part's model for a player count and contract (:meth:`DrawValue.model`).
+
+        Raises:
+            ValueFileError: the value function has no model for them.
+        """
+        return self.draw.model(num_players, contract)
+
+    def evaluate(self, game: Any) -> np.ndarray:
+        """``V`` of the state right after a stock draw, per seat (the draw part's)."""
+        return self.draw.evaluate(game)
+
+    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V`` after each possible stock draw (the draw part's :meth:`DrawValue.draw_values`)."""
+        return self.draw.draw_values(game)
+
+    def action_values(self, game: Any, options: Sequence[Any]) -> np.ndarray | None:
+        """``V`` after each of ``options`` of the player to act, ``[len(options), num_players]``,
+        or ``None`` when this (player count, contract) has no action weights or an option is
+        of a kind not valued (:func:`experiments.evaluation.luck.features4.valued`)."""
+        w = self.actions.get(model_key(game.num_players, game.deal_number))
+        if w is None or not features4.valued(options):
+            return None
+        ctx, attrs = features4.action_features(game, options)
+        return features3.values(w, game.current, ctx, attrs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the value file (the draw part nested in its own version-3 form)."""
+        return {
+            "format": VALUE_FORMAT,
+            "version": ACTION_VERSION,
+            "features": features4.FEATURE_VERSION,
+            "context": list(features3.CONTEXT),
+            "attributes": list(features4.ACTION_ATTRS),
+            "fingerprint": self.fingerprint,
+            "actions": {k: v.tolist() for k, v in sorted(self.actions.items())},
+            "draw": self.draw.to_dict(),
+            "meta": self.meta,
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the value file (JSON)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def from_dict(d: dict[str, Any], path: str | Path) -> ActionValue:
+        """The value function of a parsed version-4 file (``path`` names it in errors).
+
+        Raises:
+            ValueFileError: other features, a draw part that is not a valid version 3,
+                action weights of the wrong shape or not finite, or a fingerprint that does
+                not match (the file was edited).
+        """
+        if d.get("features") != features4.FEATURE_VERSION:
+            raise ValueFileError(
+                f"{path} was fitted on features {d.get('features')!r}; this version computes "
+                f"{features4.FEATURE_VERSION!r}"
+            )
+        draw = d.get("draw")
+        if not isinstance(draw, dict) or draw.get("version") != DRAW_VERSION:
+            raise ValueFileError(f"{path} has no version-3 draw part")
+        draw_value = DrawValue.from_dict(draw, path)
+        raw = d.get("actions")
+        if not isinstance(raw, dict):
+            raise ValueFileError(f"{path} holds no action weights")
+        actions: dict[str, np.ndarray] = {}
+        for key, w in raw.items():
+            try:
+                players = int(str(key).split("-")[0][1:])
+                arr = np.asarray(w, dtype=np.float64)
+            except (ValueError, TypeError, IndexError):
+                raise ValueFileError(f"{path}: action model {key!r} is not a player count and contract with weights") from None
+            shape = (players, len(features3.CONTEXT), len(features4.ACTION_ATTRS))
+            if arr.shape != shape or not np.all(np.isfinite(arr)):
+                raise ValueFileError(f"{path}: action model {key!r} needs finite weights of shape {shape}, got {arr.shape}")
+            actions[str(key)] = arr
+        vf = ActionValue(draw_value, actions, dict(d.get("meta") or {}))
+        if d.get("fingerprint") != vf.fingerprint:
+            raise ValueFileError(
+                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights "
+                f"({vf.fingerprint})"
+            )
+        return vf
+
+
 #: Any version of the luck value function.
-AnyValue = ValueFunction | MlpValue | DrawValue
+AnyValue = ValueFunction | MlpValue | DrawValue | ActionValue
 
 
 def load_value(path: str | Path) -> AnyValue:
@@ -482,6 +610,8 @@ def load_value(path: str | Path) -> AnyValue:
         return MlpValue.from_dict(d, path)
     if d.get("version") == DRAW_VERSION:
         return DrawValue.from_dict(d, path)
+    if d.get("version") == ACTION_VERSION:
+        return ActionValue.from_dict(d, path)
     return ValueFunction.load(path)
 
 

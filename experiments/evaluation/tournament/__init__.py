@@ -84,8 +84,10 @@ Results file ``results.jsonl`` (in ``--out``)
     ``open_turn[s]`` is the seat's own turn number (1 = its first turn) on which it laid
     its contract, ``null`` if it did not; ``hands`` are the initial hands (card notation).
     With ``--luck-correction`` (``config.luck``, the value function's fingerprint) a line
-    also holds ``luck``, each seat's summed stock-draw corrections (the corrected penalty
-    is ``penalty - luck``; :mod:`experiments.evaluation.luck`), and ``luck_draws``, the stock draws valued.
+    also holds ``luck``, each seat's summed corrections (the corrected penalty is
+    ``penalty - luck``; :mod:`experiments.evaluation.luck`), and ``luck_draws``, the stock
+    draws valued; with a version-4 value function also ``luck_actions``, the agents'
+    declared random choices valued (their action terms are in ``luck``).
 
 Resuming and safety
     Re-running the same command on the same folder plays only the tasks whose ids are not

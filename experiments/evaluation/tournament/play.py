@@ -85,6 +85,7 @@ def play_chunk(config: TournamentConfig, chunk: Sequence[Task], record_every: in
 
 
 def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcome:
+    from agents.base import declared_choice
     from agents.cheat import show_true_game
     from carioca_env import MoveKind, cards_str
     from carioca_env.cards import hand_penalty
@@ -120,7 +121,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
             show_true_game(agents[seat], game)  # a labelled reference cheat only (agents.cheat)
             move = agents[seat].act(game.view(seat), legal)
             if tracker is not None:
-                tracker.before(game, move)
+                tracker.before(game, move, declared_choice(agents[seat]))
             game.apply(move)
         except Exception as exc:
             raise TaskFailed(
@@ -172,6 +173,8 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         # the corrected penalty is penalty - luck
         result["luck"] = [float(c) for c in tracker.corrections]
         result["luck_draws"] = tracker.draws
+        if hasattr(tracker.value, "action_values"):  # version 4 on: its declared choices valued
+            result["luck_actions"] = tracker.actions
     return result, record
 
 

@@ -1,0 +1,187 @@
+"""The version-4 luck value function's action terms: each has exact expectation 0 given the
+past, agents that declare nothing are corrected as before, older versions ignore
+declarations, and the value file is checked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import DeclaredChoice, declared_choice
+from agents.registry import make_agent
+from carioca_env import Game, GameConfig, Move, PlayerView
+from carioca_env.moves import MoveKind
+from experiments.evaluation.luck import LuckTracker, ValueFileError, features3, features4, load_value
+from experiments.evaluation.luck.correction import action_term
+from experiments.evaluation.luck.value import SHIPPED_FILES, ActionValue, DrawValue
+from tests.test_luck import small_position
+
+
+def random_action_value(seed: int) -> ActionValue:
+    """Random action weights for every model over the shipped version 3's draws."""
+    rng = np.random.default_rng(seed)
+    v3 = load_value(SHIPPED_FILES[2])
+    assert isinstance(v3, DrawValue)
+    shape = (len(features3.CONTEXT), len(features4.ACTION_ATTRS))
+    keys = [f"p{n}-c{k}" for n in (2, 3, 4) for k in range(1, 8)]
+    return ActionValue(v3, {k: rng.normal(scale=5.0, size=(int(k[1]),) + shape) for k in keys})
+
+
+def discard_position() -> Game:
+    """The stacked position of :func:`tests.test_luck.small_position`, seat 0 after its draw
+    (it must discard: every card of its hand is an option)."""
+    game = small_position(False)
+    game.apply(Move.draw_stock())
+    return game
+
+
+def tracked_term(value: object, game: Game, choice: DeclaredChoice) -> np.ndarray:
+    tracker = LuckTracker(value, game.num_players)  # type: ignore[arg-type]
+    tracker.before(game, choice.move, choice)
+    return tracker.corrections.copy()
+
+
+@pytest.mark.parametrize("probs", [None, "skewed"])
+def test_each_action_term_has_exact_expectation_zero(probs: str | None) -> None:
+    """On a constructed decision, the tracker's term for each option played, weighted by the
+    declared probabilities, sums to exactly 0 for every seat (uniform and skewed choices),
+    and equals V(after the option) minus the weighted mean, V read option by option."""
+    value = random_action_value(1)
+    game = discard_position()
+    options = tuple(m for m in game.legal_moves() if m.kind is MoveKind.DISCARD)[:5]
+    assert len(options) == 5
+    p = None if probs is None else (0.1, 0.4, 0.2, 0.25, 0.05)
+    weights = np.array(DeclaredChoice(options, 0, p).weights())
+    terms = np.array([tracked_term(value, game, DeclaredChoice(options, j, p)) for j in range(len(options))])
+    np.testing.assert_allclose(weights @ terms, np.zeros(2), atol=1e-9)
+    single = np.array([value.action_values(game, (m, m))[0] for m in options])  # V of one option at a time
+    np.testing.assert_allclose(terms, single - weights @ single, atol=1e-9)
+    assert np.abs(terms).max() > 1e-6  # the options do differ: the test tests something
+
+
+def test_action_terms_of_openings_lay_offs_and_swaps_have_expectation_zero() -> None:
+    """The other valued kinds too: at every declared choice of 30 random-agent deals (every
+    option a legal move), the weighted mean of the terms over the options is 0."""
+    value = random_action_value(2)
+    kinds: set[MoveKind] = set()
+    for d in range(30):
+        game = Game(GameConfig(num_players=2, deals=(1 + d % 7,)), seed=500 + d)
+        agents = [make_agent("random", 3 * d + s) for s in range(2)]
+        for _ in range(120):
+            if game.deal_results:
+                break
+            agent = agents[game.current]
+            move = agent.act(game.view(game.current), game.legal_moves())
+            choice = declared_choice(agent)
+            assert choice is not None or len(game.legal_moves()) == 1
+            if choice is not None and features4.valued(choice.options):
+                kinds |= {m.kind for m in choice.options}
+                terms = np.array([action_term(value, game, DeclaredChoice(choice.options, j))
+                                  for j in range(len(choice.options))])
+                np.testing.assert_allclose(terms.mean(axis=0), 0.0, atol=1e-9)
+            game.apply(move)
+    assert {MoveKind.DISCARD, MoveKind.OPEN, MoveKind.LAY_OFF} <= kinds
+
+
+def test_choices_among_draws_get_no_term() -> None:
+    value = random_action_value(3)
+    game = small_position(False)
+    game.apply(Move.draw_stock())
+    game.apply(next(m for m in game.legal_moves() if m.kind is MoveKind.DISCARD))
+    draws = tuple(m for m in game.legal_moves() if m.kind in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD))
+    assert len(draws) == 2
+    assert action_term(value, game, DeclaredChoice(draws, 1)) is None
+
+
+class Undeclared:
+    """Greedy behind a wrapper that declares nothing (as a plugin or a learned model)."""
+
+    name = "undeclared"
+
+    def __init__(self, seed: int) -> None:
+        self.inner = make_agent("greedy", seed)
+
+    def reset(self, seed: int) -> None:
+        self.inner.reset(seed)
+
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        return self.inner.act(view, legal)
+
+
+def play(agents: Sequence[object], trackers: Sequence[LuckTracker], seed: int, contract: int,
+         told: Sequence[bool] | None = None) -> None:
+    """Play a deal, every tracker observing it; ``told[i]`` False: tracker ``i`` is not
+    given the agents' declarations."""
+    game = Game(GameConfig(num_players=2, deals=(contract,)), seed=seed)
+    told = told if told is not None else [True] * len(trackers)
+    while not game.deal_results:
+        agent = agents[game.current]
+        move = agent.act(game.view(game.current), game.legal_moves())  # type: ignore[attr-defined]
+        for t, tell in zip(trackers, told):
+            t.before(game, move, declared_choice(agent) if tell else None)
+        game.apply(move)
+        for t in trackers:
+            t.after(game)
+
+
+def test_agents_that_declare_nothing_get_draw_corrections_only() -> None:
+    value = random_action_value(4)
+    for seed in range(3):
+        v4, v3 = LuckTracker(value, 2), LuckTracker(value.draw, 2)
+        play([Undeclared(seed), Undeclared(seed + 10)], [v4, v3], 900 + seed, 1 + seed)
+        assert v4.actions == 0 and v4.draws == v3.draws > 0
+        assert v4.corrections.tolist() == v3.corrections.tolist()
+
+
+def test_declaring_agents_get_action_terms_and_older_versions_ignore_them() -> None:
+    """Greedy and heuristic declare their ties: version 4 adds terms (its draw part's
+    corrections plus them); versions 1-3 give the same corrections told or not."""
+    value = random_action_value(5)
+    olds = [load_value(p) for p in SHIPPED_FILES]
+    for seed in range(3):
+        agents = [make_agent("greedy", seed), make_agent("heuristic", seed + 10)]
+        trackers = [LuckTracker(value, 2), LuckTracker(value.draw, 2)]
+        for v in olds:
+            trackers += [LuckTracker(v, 2), LuckTracker(v, 2)]
+        play(agents, trackers, 950 + seed, 2 + seed, [True, True] + [True, False] * len(olds))
+        v4, draw_part = trackers[:2]
+        assert v4.actions > 0 and v4.draws == draw_part.draws
+        assert np.abs(v4.corrections - draw_part.corrections).max() > 1e-6
+        for told, untold in zip(trackers[2::2], trackers[3::2]):
+            assert told.corrections.tolist() == untold.corrections.tolist() and told.actions == 0
+
+
+def test_action_value_file_round_trips_and_refuses_edits(tmp_path: Path) -> None:
+    value = random_action_value(6)
+    path = tmp_path / "v4.json"
+    value.save(path)
+    loaded = load_value(path)
+    assert isinstance(loaded, ActionValue) and loaded.fingerprint == value.fingerprint
+    assert loaded.fingerprint.startswith("v4-")
+    game = discard_position()
+    options = tuple(m for m in game.legal_moves() if m.kind is MoveKind.DISCARD)
+    np.testing.assert_array_equal(loaded.action_values(game, options), value.action_values(game, options))
+    d = json.loads(path.read_text())
+    d["actions"]["p2-c1"][0][0][0] += 1.0
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="does not match"):
+        load_value(path)
+    d = value.to_dict()
+    d["actions"]["p2-c1"] = [[1.0]]
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="shape"):
+        load_value(path)
+    d = value.to_dict()
+    d["features"] = "action-0"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="features"):
+        load_value(path)
+    d = value.to_dict()
+    d["draw"] = {"version": 2}
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="draw part"):
+        load_value(path)
