@@ -185,3 +185,17 @@ def test_action_value_file_round_trips_and_refuses_edits(tmp_path: Path) -> None
     path.write_text(json.dumps(d))
     with pytest.raises(ValueFileError, match="draw part"):
         load_value(path)
+
+
+def test_action_ceiling_measures_the_coin_flips_part(tmp_path: Path) -> None:
+    """``measure actions`` on two decks: declared choices are found and valued by playouts,
+    and a row per contract is written (the figures themselves are the results page's)."""
+    from experiments.evaluation.luck.measure import MeasureConfig, action_ceiling
+
+    cfg = MeasureConfig("actions", ("heuristic", "greedy"), contracts=(1,), decks=2, seed=5, out=str(tmp_path),
+                        rollouts=2)
+    (row,) = action_ceiling(cfg)
+    assert row["choices_per_deck"] > 0 and row["variance"] >= 0
+    assert np.isfinite(row["action_part"]) and row["rollouts"] == 2
+    (written,) = [json.loads(x) for x in next(tmp_path.glob("actions-*.jsonl")).read_text().splitlines()]
+    assert written == row
