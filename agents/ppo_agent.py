@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from agents import advice as _advice  # noqa: F401  (registers the advice pieces a model card may name)
+from agents.base import DeclaredChoice
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.errors import CariocaError, RecordError
@@ -389,9 +390,14 @@ class PPOAgent:
         num_players: check the model against this player count at load time (otherwise
             at the first move, against the view's).
         deterministic: play the most likely legal action (default) or sample.
+
+    When sampling, a one-step move is declared (``last_choice``, a
+    :class:`agents.base.DeclaredChoice` with the masked policy's exact probabilities), so
+    a luck correction can add its action term; the most likely action declares nothing.
     """
 
     name = "ppo"
+    last_choice: DeclaredChoice | None = None
 
     def __init__(self, path: str | Path, seed: int = 0, num_players: int | None = None,
                  deterministic: bool = True) -> None:
@@ -408,6 +414,7 @@ class PPOAgent:
     def reset(self, seed: int) -> None:
         """Start a new deal (reseeds the sampling generator)."""
         self.rng = np.random.default_rng(seed)
+        self.last_choice = None
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """The model's masked choice; an opening is chosen meld by meld.
@@ -417,8 +424,39 @@ class PPOAgent:
         """
         if view.num_players != self.num_players:
             check_card(self.card, str(self.path), view.num_players)
-        return play_view(self.model, view, legal, self.deterministic, rng=self.rng,
-                         features=card_features(self.card))
+        self.last_choice = None
+        if self.deterministic:
+            return play_view(self.model, view, legal, True, rng=self.rng, features=card_features(self.card))
+        steps: list[tuple[np.ndarray, np.ndarray, int]] = []
+        move = play_view(self.model, view, legal, False, on_step=lambda o, m, a: steps.append((o, m, a)),
+                         rng=self.rng, features=card_features(self.card))
+        self.last_choice = self._declared(view, steps, move)
+        return move
+
+    def _declared(self, view: PlayerView, steps: list[tuple[np.ndarray, np.ndarray, int]],
+                  move: Move) -> DeclaredChoice | None:
+        """The sampled distribution of a one-step move as a declared choice: the legal ids'
+        moves and their probabilities (as :func:`masked_action` drew them).  An opening
+        (several steps) or a step whose options include opening melds declares nothing: an
+        option would then be only part of a move."""
+        if len(steps) != 1:
+            return None
+        obs, mask, action = steps[0]
+        ids = np.flatnonzero(mask)
+        if len(ids) < 2:
+            return None
+        table = action_table(view.num_players)
+        options = [table.to_move(int(a), view.seat) for a in ids]
+        if any(isinstance(o, Meld) for o in options):
+            return None
+        logits = masked_logits(self.model, obs)[ids].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        chosen = int(np.flatnonzero(ids == action)[0])
+        moves = tuple(o for o in options if isinstance(o, Move))
+        if moves[chosen] != move:
+            return None
+        return DeclaredChoice(moves, chosen, tuple(float(x) for x in p / p.sum()))
 
 
 def make_ppo_agent(arg: str, seed: int) -> PPOAgent:

@@ -7,6 +7,7 @@ import copy
 import random
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,3 +169,48 @@ def test_declared_choice_refuses_malformed_declarations() -> None:
     with pytest.raises(ValueError, match="probabilities"):
         DeclaredChoice((a, b), 0, (1.0,))
     assert DeclaredChoice((a, b), 1, (0.25, 0.75)).weights() == (0.25, 0.75)
+
+
+class ForcedSampler:
+    """Stands for the PPO agent's numpy generator: records the distribution it is asked to
+    sample and returns a fixed index."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.asked: list[list[float]] = []
+
+    def choice(self, n: int, p: Sequence[float]) -> int:
+        self.asked.append(list(p))
+        return min(self.index, n - 1)
+
+
+def test_a_sampling_learned_agent_declares_its_exact_probabilities() -> None:
+    """A PPO agent that samples declares each one-step move with exactly the distribution
+    its generator was asked to sample, and forcing the generator to each index plays that
+    option; the default, most-likely-action agent declares nothing."""
+    pytest.importorskip("sb3_contrib")
+    from agents.ppo_agent import PPOAgent
+
+    sampling = PPOAgent("contract1", seed=3, deterministic=False)
+    greedy = PPOAgent("contract1", seed=3)
+    game = Game(GameConfig(num_players=2, deals=(1,)), seed=21)
+    declared = 0
+    for _ in range(40):
+        if game.deal_results:
+            break
+        view, legal = game.view(game.current), game.legal_moves()
+        greedy.act(view, legal)
+        assert declared_choice(greedy) is None
+        move = sampling.act(view, legal)
+        choice = declared_choice(sampling)
+        if choice is not None:
+            declared += 1
+            assert choice.move == move and set(choice.options) <= set(legal)
+            assert len(set(choice.options)) == len(choice.options)
+            for j in range(len(choice.options)):
+                sampling.rng = ForcedSampler(j)  # type: ignore[assignment]
+                assert sampling.act(view, legal) == choice.options[j]
+                assert sampling.rng.asked == [pytest.approx(list(choice.weights()))]  # type: ignore[attr-defined]
+            sampling.rng = np.random.default_rng(declared)
+        game.apply(move)
+    assert declared > 0

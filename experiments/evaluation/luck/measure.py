@@ -56,7 +56,10 @@ from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.fit import fit_deck, learned_spec
-from experiments.evaluation.luck.value import SHIPPED_FILES, AnyValue, load_value
+from experiments.evaluation.luck.value import SHIPPED_FILE, SHIPPED_FILES, AnyValue, load_value
+
+#: The version of the default value function (``--luck-correction``'s).
+DEFAULT_VERSION = SHIPPED_FILES.index(SHIPPED_FILE) + 1
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ class MeasureConfig:
     seed: int = 2026
     out: str = "runs/luck-measure"
     max_turns: int = 2000
-    values: tuple[int, ...] = (len(SHIPPED_FILES),)
+    values: tuple[int, ...] = (DEFAULT_VERSION,)
     format: str = "duplicate"
     rollouts: int = 16
 
@@ -422,9 +425,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default="runs/luck-measure")
     p.add_argument("--max-turns", type=int_at_least(1), default=2000)
     p.add_argument("--values", "--value", type=int, nargs="+", choices=range(1, len(SHIPPED_FILES) + 1),
-                   default=[len(SHIPPED_FILES)],
-                   help="the shipped value functions' versions (default: the newest); widths corrects the same "
-                        "deals with each")
+                   default=[DEFAULT_VERSION],
+                   help="the shipped value functions' versions (default: the default of --luck-correction); widths "
+                        "corrects the same deals with each")
     p.add_argument("--format", choices=("duplicate", "random"), default="duplicate",
                    help="widths: the tournament format (random: for the null test of an agent against itself)")
     p.add_argument("--rollouts", type=int_at_least(2), default=16,
