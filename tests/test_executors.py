@@ -89,11 +89,16 @@ def test_local_and_ray_with_one_and_two_workers_write_the_same_results(tmp_path:
     assert s2.complete and summarize(tmp_path / "local").to_dict() == s2.to_dict()
 
 
-def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None) -> None:
-    from experiments.evaluation.luck import shipped_value
+@pytest.mark.parametrize("version", [None, 4])
+def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None, version: int | None) -> None:
+    """The default value function, and version 4 (action terms from the agents' declared
+    tie-breaks, on a contract where it has action weights)."""
+    from experiments.evaluation.luck import shipped_value, shipped_version
 
-    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(1,), decks=2, seed=11,
-                           max_turns=300, luck=shipped_value().fingerprint)
+    value = shipped_value() if version is None else shipped_version(version)
+    contract = int(sorted(getattr(value, "actions", {"p2-c1": None}))[0].split("-c")[1])
+    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(contract,), decks=2, seed=11,
+                           max_turns=300, luck=value.fingerprint)
     _play(cfg, tmp_path / "local", workers=1)
     s = _play(cfg, tmp_path / "ray", backend="ray", workers=2)
     local = _lines(tmp_path / "local")

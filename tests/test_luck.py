@@ -356,11 +356,11 @@ def test_the_luck_value_option_corrects_with_the_named_version(tmp_path: Path, c
     # the same deals (the correction never changes play), corrected differently
     assert [d["penalty"] for d in lines[1:]] == [d["penalty"] for d in other[1:]]
     assert [d["luck"] for d in lines[1:]] != [d["luck"] for d in other[1:]]
-    for bad, message in ((["--luck-correction", "--luck-value", "4"], "--luck-value: the shipped luck value functions "
-                                                                       "are versions 1-3, got 4"),
+    for bad, message in ((["--luck-correction", "--luck-value", "5"], "--luck-value: the shipped luck value functions "
+                                                                       "are versions 1-4, got 5"),
                          (["--luck-value", "2"], "--luck-value names the value function of --luck-correction")):
         assert cli.main([*base, *bad, "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and not (tmp_path / "bad").exists()
-    with pytest.raises(value_module.ValueFileError, match="versions 1-3, got 0"):
+    with pytest.raises(value_module.ValueFileError, match="versions 1-4, got 0"):
         shipped_version(0)

@@ -17,6 +17,7 @@ from carioca_env.moves import MoveKind
 from experiments.common.seeds import LUCK_FIT, TOURNAMENT
 from experiments.evaluation.luck import (
     SHIPPED_FILES,
+    ActionValue,
     DrawValue,
     MlpValue,
     ValueFileError,
@@ -144,9 +145,10 @@ def test_v2_file_round_trip_and_refusals(tmp_path: Path) -> None:
 
 
 def test_every_shipped_version_loads_and_is_found_by_fingerprint() -> None:
-    v1, v2, v3 = (load_value(p) for p in SHIPPED_FILES)
+    v1, v2, v3, v4 = (load_value(p) for p in SHIPPED_FILES)
     assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue) and isinstance(v3, DrawValue)
-    assert [v.fingerprint[:3] for v in (v1, v2, v3)] == ["v1-", "v2-", "v3-"]
+    assert isinstance(v4, ActionValue) and value_by_fingerprint(v4.fingerprint).fingerprint == v4.fingerprint
+    assert [v.fingerprint[:3] for v in (v1, v2, v3, v4)] == ["v1-", "v2-", "v3-", "v4-"]
     assert shipped_value().fingerprint == v3.fingerprint  # the default
     assert value_by_fingerprint(v1.fingerprint).fingerprint == v1.fingerprint
     assert value_by_fingerprint(v2.fingerprint).fingerprint == v2.fingerprint

@@ -141,7 +141,7 @@ def test_declaring_agents_get_action_terms_and_older_versions_ignore_them() -> N
     """Greedy and heuristic declare their ties: version 4 adds terms (its draw part's
     corrections plus them); versions 1-3 give the same corrections told or not."""
     value = random_action_value(5)
-    olds = [load_value(p) for p in SHIPPED_FILES]
+    olds = [load_value(p) for p in SHIPPED_FILES[:3]]
     for seed in range(3):
         agents = [make_agent("greedy", seed), make_agent("heuristic", seed + 10)]
         trackers = [LuckTracker(value, 2), LuckTracker(value.draw, 2)]
@@ -199,3 +199,76 @@ def test_action_ceiling_measures_the_coin_flips_part(tmp_path: Path) -> None:
     assert np.isfinite(row["action_part"]) and row["rollouts"] == 2
     (written,) = [json.loads(x) for x in next(tmp_path.glob("actions-*.jsonl")).read_text().splitlines()]
     assert written == row
+
+
+def test_shipped_v4_action_terms_have_exact_expectation_zero() -> None:
+    """The shipped version 4 (not the default) on the constructed decision of contract 2,
+    where it has action weights: zero weighted mean, terms that differ."""
+    from experiments.evaluation.luck import shipped_version
+
+    value = shipped_version(4)
+    assert isinstance(value, ActionValue) and value.fingerprint != shipped_value_fingerprint()
+    assert set(value.actions) <= {f"p2-c{k}" for k in range(1, 8)} and value.actions
+    key = sorted(value.actions)[0]
+    hands = ["AS AH AD 5S 5H 5D 9C 9H 2C 3D JS", "KS KH QD QC 7S 7H 4D 4C 6S 8D 10H"]
+    from carioca_env.cards import parse_cards
+    from carioca_env.decks import stack_deck
+
+    deck = stack_deck([parse_cards(h) for h in hands], parse_cards("JK")[0], parse_cards("2S 3S 4S"), dealer=1)
+    game = Game.from_deck(deck, 1, GameConfig(num_players=2, deals=(int(key.split("-c")[1]),)))
+    game.apply(Move.draw_stock())
+    options = tuple(m for m in game.legal_moves() if m.kind is MoveKind.DISCARD)
+    terms = np.array([action_term(value, game, DeclaredChoice(options, j)) for j in range(len(options))])
+    np.testing.assert_allclose(terms.mean(axis=0), 0.0, atol=1e-9)
+    assert np.abs(terms).max() > 1e-6
+
+
+def shipped_value_fingerprint() -> str:
+    from experiments.evaluation.luck import shipped_value
+
+    return shipped_value().fingerprint
+
+
+def test_a_v4_tournament_records_action_terms_the_same_for_one_and_two_workers(tmp_path: Path) -> None:
+    """Version 4's fingerprint in a tournament: the same bytes with one and two workers,
+    the same deals as the raw tournament, ``luck_actions`` recorded; on a contract where
+    its draw part is version 3's, the same draws valued as a version-3 tournament and a
+    different luck (the action terms)."""
+    from experiments.evaluation.luck import shipped_version
+    from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+
+    v4, v3 = shipped_version(4), shipped_version(3)
+    assert isinstance(v4, ActionValue) and isinstance(v3, DrawValue)
+    contract = next(int(k.split("-c")[1]) for k in sorted(v4.actions)
+                    if np.array_equal(v4.draw.model(2, int(k.split("-c")[1])), v3.model(2, int(k.split("-c")[1]))))
+
+    def play(name: str, luck: str | None, workers: int = 1) -> list[str]:
+        cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(contract,), decks=3, seed=5,
+                               max_turns=300, luck=luck)
+        run_tournament(cfg, tmp_path / name, workers=workers, progress=False, log=lambda m: None)
+        return (tmp_path / name / RESULTS_FILE).read_text().splitlines()[1:]
+
+    one, two = play("w1", v4.fingerprint), play("w2", v4.fingerprint, 2)
+    assert one == two
+    lines = [json.loads(x) for x in one]
+    strip = [{k: v for k, v in d.items() if k not in ("luck", "luck_draws", "luck_actions")} for d in lines]
+    assert strip == [json.loads(x) for x in play("raw", None)]
+    assert sum(d["luck_actions"] for d in lines) > 0
+    other = [json.loads(x) for x in play("v3", v3.fingerprint)]
+    assert [d["luck_draws"] for d in other] == [d["luck_draws"] for d in lines]
+    assert [d["luck"] for d in other] != [d["luck"] for d in lines]
+    assert all("luck_actions" not in d for d in other)
+
+
+def test_reluck_refuses_version_4(tmp_path: Path) -> None:
+    """Game records hold the moves, not the agents' declarations: recomputing a tournament's
+    luck with version 4 from them is refused before anything is written."""
+    from experiments.evaluation.luck import replayed, shipped_version
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    tc = TournamentConfig(agents=("greedy", "heuristic"), players=2, contracts=(1,), decks=1, seed=53, max_turns=40,
+                          luck=shipped_value_fingerprint())
+    run_tournament(tc, tmp_path / "kept", workers=1, progress=False, log=lambda m: None, record_every=1)
+    with pytest.raises(replayed.ReplayError, match="declared random choices"):
+        replayed.reluck(tmp_path / "kept", tmp_path / "out", shipped_version(4).fingerprint)
+    assert not (tmp_path / "out").exists()

@@ -34,7 +34,9 @@ playing it again.  A tournament run with ``--luck-correction --records 1`` keeps
 deal's game record; each is replayed move by move (checked against its result line: the
 same hands, dealer and penalties) with a tracker of the value function asked for, and
 ``OUT/results.jsonl`` gets the same lines with that function's luck, so that tournaments
-first corrected by different versions can be tabulated together.
+first corrected by different versions can be tabulated together.  Not to version 4 or
+later: their action terms need the agents' declared random choices, which a record does
+not hold.
 
 Each row: decks, the raw difference and its 95% t-interval, the same with every penalty
 minus its luck, and the ratio of the corrected to the raw interval half-width.  Decks
@@ -212,6 +214,9 @@ def reluck(folder: Path, out: Path, fingerprint: str) -> int:
         value = value_by_fingerprint(fingerprint)
     except ValueFileError as exc:
         raise ReplayError(str(exc)) from None
+    if hasattr(value, "action_values"):
+        raise ReplayError(f"{fingerprint} values the agents' declared random choices (action terms), which game "
+                          "records do not hold: play the tournament again with it")
     if (Path(out) / "results.jsonl").exists():
         raise ReplayError(f"{out} already holds results: give a new folder")
     lines = [json.loads(x) for x in (Path(folder) / "results.jsonl").read_text().splitlines() if x.strip()]

@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also record each deal's luck (the value of its stock draws under the shipped value "
                         "function) and show luck-corrected paired differences beside the raw ones")
     g.add_argument("--luck-value", type=int, metavar="V",
-                   help="with --luck-correction: correct with the shipped value function of version V (1, 2 or 3) "
+                   help="with --luck-correction: correct with the shipped value function of version V (1 to 4) "
                         "instead of the default, e.g. to extend a table corrected with an older version")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
