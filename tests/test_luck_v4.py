@@ -272,3 +272,39 @@ def test_reluck_refuses_version_4(tmp_path: Path) -> None:
     with pytest.raises(replayed.ReplayError, match="declared random choices"):
         replayed.reluck(tmp_path / "kept", tmp_path / "out", shipped_version(4).fingerprint)
     assert not (tmp_path / "out").exists()
+
+
+def test_fit4_rows_are_the_trackers_action_terms_and_a_fit_writes_a_loadable_v4(tmp_path: Path) -> None:
+    """The recorded action rows times any action weights are the action terms a tracker of
+    those weights adds in the same game (what the fit regresses is what the tournament
+    subtracts); the recorded version-3 corrections are a version-3 tracker's; and record +
+    fit on a few decks write a version-4 file that loads."""
+    import random
+
+    from experiments.common.seeds import LUCK_FIT, derive_seed
+    from experiments.evaluation.luck import fit4
+    from experiments.evaluation.luck.fit import fit_deck
+    from experiments.evaluation.luck.measure import play_deal
+
+    value = random_action_value(7)
+    v3 = value.draw
+    for d, contract in ((0, 1), (1, 2)):
+        deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, 99, "test", d)), 2)
+        specs, seeds = ("heuristic", "greedy"), [11 + d, 12 + d]
+        r = fit4.play_game(deck, dealer, contract, specs, seeds, 5, 600, v3)
+        game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(contract,)), 5)
+        agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
+        for a, sd in zip(agents, seeds):
+            a.reset(sd)
+        t4, t3 = LuckTracker(value, 2), LuckTracker(v3, 2)
+        assert play_deal(game, agents, 600, [t4, t3]) == r["penalty"].tolist()
+        assert t4.actions == r["actions"] > 0
+        np.testing.assert_allclose(r["v3"], t3.corrections, atol=1e-9)
+        w = value.actions[f"p2-c{contract}"].ravel()
+        np.testing.assert_allclose(r["action_sums"] @ w, t4.corrections - t3.corrections, atol=1e-6)
+    out = tmp_path / "fit"
+    fit4.record(fit4.Fit4Config("record", (2,), (1,), 10, 4, 600, str(out)), log=lambda m: None)
+    written = fit4.fit(fit4.Fit4Config("fit", (2,), (1,), 10, 4, 600, str(out)), log=lambda m: None)
+    loaded = load_value(out / "value.json")
+    assert isinstance(loaded, ActionValue) and loaded.fingerprint == written.fingerprint
+    assert loaded.meta["fit_report"]["p2-c1"]["kind"] in ("v3", "v3+actions", "joint")

@@ -62,6 +62,18 @@ def _context(opened: float, d: float, junk: float, pen: float, m_opened: float, 
                      o_close, o_open, stock / 50.0, min(turn, 150) / 50.0])
 
 
+def suit_near(naturals: np.ndarray) -> np.ndarray:
+    """``[suits, ranks]``: per natural card, the cards of ``naturals`` (counts by suit and
+    rank) of its suit at most two ranks away, itself excluded."""
+    # slice additions, not np.pad and a sum over shifted copies: this runs at every draw for every seat
+    near = np.zeros_like(naturals)
+    near[:, 1:] += naturals[:, :-1]
+    near[:, :-1] += naturals[:, 1:]
+    near[:, 2:] += naturals[:, :-2]
+    near[:, :-2] += naturals[:, 2:]
+    return near
+
+
 def _neighbours(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per card type: ``(cards of its rank in the hand, at most 2, over 2; cards of its suit
     within two ranks of it in the hand, over 4)``; 0 for the joker.  What a card that is not
@@ -69,12 +81,7 @@ def _neighbours(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     naturals = hand[:JOKER].reshape(NUM_SUITS, NUM_RANKS)
     pairs = np.zeros(NUM_CARD_TYPES)
     pairs[:JOKER] = np.tile(np.minimum(naturals.sum(axis=0), 2.0) / 2.0, NUM_SUITS)
-    # slice additions, not np.pad and a sum over shifted copies: this runs at every draw for every seat
-    near = np.zeros_like(naturals)
-    near[:, 1:] += naturals[:, :-1]
-    near[:, :-1] += naturals[:, 1:]
-    near[:, 2:] += naturals[:, :-2]
-    near[:, :-2] += naturals[:, 2:]
+    near = suit_near(naturals)
     runs = np.zeros(NUM_CARD_TYPES)
     runs[:JOKER] = near.ravel() / 4.0
     return pairs, runs

@@ -33,7 +33,7 @@ import numpy as np
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS
 from carioca_env.moves import Move, MoveKind
 from experiments.evaluation.luck.features import stock_counts
-from experiments.evaluation.luck.features3 import _JOKER, _POINTS, _neighbours, seat_contexts
+from experiments.evaluation.luck.features3 import _JOKER, _POINTS, _neighbours, seat_contexts, suit_near
 
 #: Version of :func:`action_features`: a value file is only read with the features it was fitted on.
 FEATURE_VERSION = "action-4"
@@ -70,13 +70,8 @@ def _stock_neighbours(stock: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     naturals = stock[:JOKER].reshape(NUM_SUITS, NUM_RANKS)
     rank = np.zeros(NUM_CARD_TYPES)
     rank[:JOKER] = np.tile(naturals.sum(axis=0), NUM_SUITS) / 8.0
-    near = np.zeros_like(naturals)
-    near[:, 1:] += naturals[:, :-1]
-    near[:, :-1] += naturals[:, 1:]
-    near[:, 2:] += naturals[:, :-2]
-    near[:, :-2] += naturals[:, 2:]
     suit = np.zeros(NUM_CARD_TYPES)
-    suit[:JOKER] = near.ravel() / 8.0
+    suit[:JOKER] = suit_near(naturals).ravel() / 8.0
     return rank, suit
 
 

@@ -30,7 +30,7 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -385,26 +385,35 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit3``: see the module docstring."""
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit3", description=__doc__.split("\n\n")[0])
+def command(argv: Sequence[str] | None, module: str, doc: str, config: Callable[..., Any],
+            record_fn: Callable[[Any], None], fit_fn: Callable[[Any], Any], players: Sequence[int], seed: int,
+            out: str) -> int:
+    """The ``record`` / ``fit`` command line of a fitting module (fit3's and fit4's):
+    arguments -> ``config(what, players, contracts, decks, seed, max_turns, out)`` ->
+    ``record_fn`` or ``fit_fn``; ``players``, ``seed`` and ``out`` are its defaults."""
+    p = argparse.ArgumentParser(prog=f"python -m experiments.evaluation.luck.{module}", description=doc.split("\n\n")[0])
     p.add_argument("what", choices=("record", "fit"))
-    p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
+    p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=list(players))
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
     p.add_argument("--decks", type=int_at_least(HELDOUT_EVERY), default=600)
-    p.add_argument("--seed", type=int_at_least(0), default=3)
+    p.add_argument("--seed", type=int_at_least(0), default=seed)
     p.add_argument("--max-turns", type=int_at_least(1), default=600)
-    p.add_argument("--out", default="runs/luck-v3")
+    p.add_argument("--out", default=out)
     a = p.parse_args(argv)
-    cfg = Fit3Config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out)
+    cfg = config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out)
 
     def work() -> None:
         if cfg.what == "record":
-            record(cfg)
+            record_fn(cfg)
         else:
-            fit(cfg)
+            fit_fn(cfg)
 
     return run_script(work)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.evaluation.luck.fit3``: see the module docstring."""
+    return command(argv, "fit3", __doc__ or "", Fit3Config, record, fit, (2, 3, 4), 3, "runs/luck-v3")
 
 
 if __name__ == "__main__":

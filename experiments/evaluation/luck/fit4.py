@@ -27,7 +27,6 @@ not recorded keep version 3 and get no action terms.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -38,8 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from experiments.cli import run_script
-from experiments.common.argtypes import int_at_least
 from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features3, features4
 from experiments.evaluation.luck.fit import fit_deck
@@ -47,6 +44,7 @@ from experiments.evaluation.luck.fit3 import (
     HELDOUT_EVERY,
     MIN_PAIRED_VALIDATION,
     _choose,
+    command,
     load,
     pair_diffs,
     seatings,
@@ -261,24 +259,7 @@ def fit(cfg: Fit4Config, log: Any = print) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.evaluation.luck.fit4``: see the module docstring."""
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit4", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("record", "fit"))
-    p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2])
-    p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
-    p.add_argument("--decks", type=int_at_least(HELDOUT_EVERY), default=600)
-    p.add_argument("--seed", type=int_at_least(0), default=4)
-    p.add_argument("--max-turns", type=int_at_least(1), default=600)
-    p.add_argument("--out", default="runs/luck-v4")
-    a = p.parse_args(argv)
-    cfg = Fit4Config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out)
-
-    def work() -> None:
-        if cfg.what == "record":
-            record(cfg)
-        else:
-            fit(cfg)
-
-    return run_script(work)
+    return command(argv, "fit4", __doc__ or "", Fit4Config, record, fit, (2,), 4, "runs/luck-v4")
 
 
 if __name__ == "__main__":
