@@ -108,10 +108,38 @@ def test_a_data_folder_of_another_run_is_refused(imitated: Path, tmp_path: Path)
 
 
 @pytest.mark.parametrize("kw", [{"games": 0}, {"beta0": 1.5}, {"net_arch": (0,)}, {"contract": 9}, {"players": 5},
-                                {"learning_rate": 0.0}, {"features": "x"}])
+                                {"learning_rate": 0.0}, {"features": "x"}, {"init": ""}])
 def test_bad_imitation_options_are_refused(kw: dict) -> None:
     with pytest.raises(TrainError):
         ImitateConfig(**kw)
+
+
+def test_init_starts_the_network_from_a_models_weights(imitated: Path, tmp_path: Path) -> None:
+    from experiments.training.imitate.learn import build_model
+
+    # a learning rate so small that the fitted weights are still the init's
+    cfg = ImitateConfig(**{**TINY, "iterations": 1, "games": 6, "heldout_games": 4, "epochs": 1,
+                           "learning_rate": 1e-12, "init": str(imitated)})
+    out = tmp_path / "from-init"
+    card = run_imitation(cfg, out, progress=False, log=lambda m: None)
+    assert card["imitation"]["init"] == str(imitated)
+    started, _ = load_model(out)
+    source, _ = load_model(imitated)
+    fresh = build_model(cfg).policy.state_dict()
+    for name, w in source.policy.state_dict().items():
+        assert torch.allclose(started.policy.state_dict()[name], w, atol=1e-6), name
+    assert any(not torch.allclose(fresh[n], w) for n, w in source.policy.state_dict().items())
+
+
+@pytest.mark.parametrize("init, match", [("contract5-p3", "no shipped model"), ("nowhere/x.zip", "no model file"),
+                                         ("IMITATED", "net_arch")])
+def test_an_init_model_that_cannot_start_the_run_is_refused_before_anything_is_written(
+        imitated: Path, tmp_path: Path, init: str, match: str) -> None:
+    init = str(imitated) if init == "IMITATED" else init
+    cfg = ImitateConfig(**{**TINY, "net_arch": (32,), "init": init})
+    with pytest.raises(ImitateError, match=match):
+        run_imitation(cfg, tmp_path / "x", progress=False, log=lambda m: None)
+    assert not (tmp_path / "x").exists()
 
 
 def test_imitated_model_plays_legal_moves_as_a_ppo_agent(imitated: Path) -> None:

@@ -61,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--action-prior", action="store_true",
                    help="add the heuristic's advice, scored against every action id, to the logits with one learned "
                         "weight per kind (agents/action_prior.py; needs --features advice_play)")
+    g.add_argument("--init", metavar="MODEL",
+                   help="start the network from this model's weights (a shipped name such as contract4-p4, or a "
+                        "path) instead of fresh ones; its features and network settings must be the run's")
     r = parser.add_argument_group("running")
     r.add_argument("--out", type=Path, help="run folder (default runs/imitate-c<K>-p<players>-s<seed>)")
     r.add_argument("--strength-decks", type=int_at_least(0), default=0,
@@ -85,7 +88,7 @@ def config_from_args(args: argparse.Namespace) -> ImitateConfig:
         beta_decay=args.beta_decay, epochs=args.epochs, batch_size=args.batch_size,
         learning_rate=args.learning_rate, vf_coef=args.vf_coef, net_arch=arch, seed=args.seed,
         max_turns=args.max_turns, learner_sample=args.learner_sample, features=args.features, card_head=args.card_head,
-        action_prior=args.action_prior,
+        action_prior=args.action_prior, init=args.init,
     )
 
 

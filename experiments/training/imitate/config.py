@@ -45,6 +45,9 @@ class ImitateConfig:
             (:class:`agents.ppo_policy.CardScores`).
         action_prior: the heuristic's advice scored against every action id is added
             to the logits (:mod:`agents.action_prior`; needs ``features="advice_play"``).
+        init: a model (a shipped name such as ``contract4-p4``, or a path) whose weights the
+            network starts from instead of fresh ones; its player count, observation
+            and network settings must be the run's (checked when the run starts).
     """
 
     contract: int | str = 1
@@ -70,6 +73,7 @@ class ImitateConfig:
     features: str = "base"
     card_head: bool = False
     action_prior: bool = False
+    init: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "contract", parse_contract(self.contract, ImitateError))
@@ -99,6 +103,8 @@ class ImitateConfig:
             raise ImitateError(f"card_head must be True or False, got {self.card_head!r}")
         if not isinstance(self.action_prior, bool):
             raise ImitateError(f"action_prior must be True or False, got {self.action_prior!r}")
+        if self.init is not None and (not isinstance(self.init, str) or not self.init):
+            raise ImitateError(f"--init must be a model path or a shipped model's name, got {self.init!r}")
         if self.action_prior and not has_pieces_of(self.features, "advice_play"):
             raise ImitateError(f"--action-prior reads the advice_play pieces; --features {self.features} has none: "
                                f"use --features advice_play")
@@ -120,7 +126,8 @@ class ImitateConfig:
                 "gamma": self.gamma, "reward_scale": self.reward_scale, "shard_games": self.shard_games,
                 "learner_sample": self.learner_sample, "features": self.features, "net_arch": list(self.net_arch),
                 **({"card_head": True} if self.card_head else {}),
-                **({"action_prior": True} if self.action_prior else {}), "epochs": self.epochs,
+                **({"action_prior": True} if self.action_prior else {}),
+                **({"init": self.init} if self.init else {}), "epochs": self.epochs,
                 "batch_size": self.batch_size, "learning_rate": self.learning_rate, "vf_coef": self.vf_coef}
 
     def network_settings(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from experiments.common.seeds import IMITATE, derive_seed
-from experiments.training.imitate.config import ImitateConfig
+from experiments.training.imitate.config import ImitateConfig, ImitateError
 from experiments.training.imitate.dataset import unpack_masks
 
 
@@ -32,6 +32,31 @@ def build_model(config: ImitateConfig) -> Any:
                      seed=derive_seed(IMITATE, config.seed, "network") % (2**31),
                      settings=config.network_settings(), tensorboard=False)
     return make_model(make_env(tc), tc)
+
+
+def load_init(config: ImitateConfig) -> Any:
+    """The loaded ``config.init`` model, checked to have the run's player count, layout
+    and network settings, or ``None`` without one.
+
+    Raises:
+        ImitateError: the model cannot be loaded, or was made with other settings.
+    """
+    from agents.ppo_agent import ModelLoadError, load_model
+
+    if config.init is None:
+        return None
+    try:
+        model, card = load_model(config.init, config.players, strict_advisor=True)
+    except ModelLoadError as exc:
+        raise ImitateError(f"--init: {exc}") from None
+    ours = config.network_settings()
+    theirs = card.get("settings", {})
+    # the shape-defining settings only: gamma, reward_scale or max_turns do not change the weights' meaning
+    keys = ("net_arch", "features", "card_head", "action_prior")
+    diff = [f"{k}: the model has {theirs.get(k)!r}, this run {ours.get(k)!r}" for k in keys if theirs.get(k) != ours.get(k)]
+    if diff:
+        raise ImitateError(f"--init {config.init}: the model's network is not this run's ({'; '.join(diff)})")
+    return model
 
 
 def masked_log_softmax(policy: Any, latent_pi: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:

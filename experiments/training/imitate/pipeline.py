@@ -31,7 +31,7 @@ from experiments.common.progress import progress_bar
 from experiments.common.seeds import IMITATE, derive_seed
 from experiments.training.imitate.config import ImitateConfig, ImitateError
 from experiments.training.imitate.dataset import DataFolder, DatasetError, Rows
-from experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy
+from experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy, load_init
 from experiments.training.imitate.rollout import play_game
 
 CURVE_COLUMNS = ("iteration", "beta", "train_rows", "learner_rows", "policy_loss", "value_loss",
@@ -170,6 +170,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
     teacher, opponents = _build_agents(config)
+    init = load_init(config)  # checked before anything is written
     problem = luck_problem(config.players, config.deals) if strength_decks > 0 and strength_luck else None
     if problem:
         raise ImitateError(problem)
@@ -202,6 +203,8 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             if model is None:
                 if i == 0:
                     model = build_model(config)
+                    if init is not None:
+                        model.policy.load_state_dict(init.policy.state_dict())
                 else:
                     from sb3_contrib import MaskablePPO
 
