@@ -43,6 +43,7 @@ from experiments.evaluation.luck.fit import fit_deck
 from experiments.evaluation.luck.fit3 import (
     HELDOUT_EVERY,
     MIN_PAIRED_VALIDATION,
+    Fit3Config,
     _choose,
     command,
     load,
@@ -53,25 +54,13 @@ from experiments.evaluation.luck.fit3 import (
 
 
 @dataclass(frozen=True)
-class Fit4Config:
-    """What ``record`` plays and ``fit`` fits.
+class Fit4Config(Fit3Config):
+    """What ``record`` plays and ``fit`` fits: :class:`Fit3Config`'s fields, with version
+    4's defaults (2 players, fit seed 4, ``runs/luck-v4``, whose recorded sums are
+    ``rows-p{n}-c{k}.npz``)."""
 
-    Attributes:
-        what: ``record`` or ``fit``.
-        players: player counts.
-        contracts: contracts.
-        decks: fitting decks per (player count, contract).
-        seed: the fit seed (in the ``carioca-luck-fit`` namespace).
-        max_turns: completed turns after which a deal is cut (each seat scores its hand).
-        out: folder of the recorded sums (``rows-p{n}-c{k}.npz``) and ``value.json``.
-    """
-
-    what: str
     players: tuple[int, ...] = (2,)
-    contracts: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
-    decks: int = 600
     seed: int = 4
-    max_turns: int = 600
     out: str = "runs/luck-v4"
 
 
