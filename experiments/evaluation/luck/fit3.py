@@ -136,7 +136,7 @@ def states_path(out: str | Path, players: int, contract: int) -> Path:
 
 def record(cfg: Fit3Config, log: Any = print) -> None:
     """Play the fitting games and save, per (player count, contract), one row per (deck, game, seat)."""
-    from carioca_env.cards import full_deck
+    from experiments.evaluation.luck.fit import fit_deck
     from experiments.evaluation.luck.value import SHIPPED_FILES, ValueFileError, load_value
 
     Path(cfg.out).mkdir(parents=True, exist_ok=True)
@@ -157,10 +157,8 @@ def record(cfg: Fit3Config, log: Any = print) -> None:
             lineup = seatings(players)
             rows: dict[str, list[Any]] = {"penalty": [], "sums": [], "v2": [], "deck": [], "game": [], "agent": []}
             for d in range(cfg.decks):
-                rng = random.Random(derive_seed(LUCK_FIT, cfg.seed, "v3-deck", players, contract, d))
-                deck = full_deck()
-                rng.shuffle(deck)
-                dealer = rng.randrange(players)
+                deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "v3-deck", players, contract, d)),
+                                        players)
                 seeds = [derive_seed(LUCK_FIT, cfg.seed, "v3-agent", players, contract, d, s) for s in range(players)]
                 gseed = derive_seed(LUCK_FIT, cfg.seed, "v3-game", players, contract, d)
                 for g, specs in enumerate(lineup):
