@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments.common.files import write_file
 from experiments.evaluation.luck import features2, features3, features4
 from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
 
@@ -62,8 +63,20 @@ def model_key(num_players: int, contract: int) -> str:
     return f"p{num_players}-c{contract}"
 
 
+class _ValueFile:
+    """What every version's value function shares: writing itself as its JSON file."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's content (each version defines it)."""
+        raise NotImplementedError
+
+    def save(self, path: str | Path) -> None:
+        """Write the value file (JSON), atomically: a reader never sees half a file."""
+        write_file(path, json.dumps(self.to_dict(), indent=1) + "\n")
+
+
 @dataclass(frozen=True)
-class ValueFunction:
+class ValueFunction(_ValueFile):
     """Linear models ``V = design(state) @ w`` per (player count, contract).
 
     Attributes:
@@ -125,10 +138,6 @@ class ValueFunction:
             "weights": {k: [float(x) for x in v] for k, v in sorted(self.weights.items())},
             "meta": self.meta,
         }
-
-    def save(self, path: str | Path) -> None:
-        """Write the value file (JSON)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
 
     @staticmethod
     def load(path: str | Path) -> ValueFunction:
@@ -192,7 +201,7 @@ def mlp_forward(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class MlpValue:
+class MlpValue(_ValueFile):
     """Version 2: a network with two ReLU hidden layers per (player count, contract) on
     :func:`experiments.evaluation.luck.features2.design` rows, one row per seat.
 
@@ -259,10 +268,6 @@ class MlpValue:
             "meta": self.meta,
         }
 
-    def save(self, path: str | Path) -> None:
-        """Write the value file (JSON)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-
     @staticmethod
     def from_dict(d: dict[str, Any], path: str | Path) -> MlpValue:
         """The value function of a parsed version-2 file (``path`` names it in errors).
@@ -312,7 +317,7 @@ DRAW_DECIMALS = 3
 
 
 @dataclass(frozen=True)
-class DrawValue:
+class DrawValue(_ValueFile):
     """Version 3: per (player count, contract), weights ``[num_players, len(CONTEXT), len(ATTRS)]``
     on the draw features of :mod:`experiments.evaluation.luck.features3` (the context of each
     seat before the draw times the drawn card's attributes for it), by the seat's position
@@ -419,10 +424,6 @@ class DrawValue:
         d["meta"] = self.meta
         return d
 
-    def save(self, path: str | Path) -> None:
-        """Write the value file (JSON)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-
     @staticmethod
     def from_dict(d: dict[str, Any], path: str | Path) -> DrawValue:
         """The value function of a parsed version-3 file (``path`` names it in errors).
@@ -472,7 +473,7 @@ ACTION_VERSION = 4
 
 
 @dataclass(frozen=True)
-class ActionValue:
+class ActionValue(_ValueFile):
     """Version 4: a version-3 value of the stock draws (``draw``) and, per (player count,
     contract), weights ``[num_players, len(CONTEXT), len(ACTION_ATTRS)]`` on the action
     features of :mod:`experiments.evaluation.luck.features4`, which value each option of a
@@ -544,10 +545,6 @@ class ActionValue:
             "draw": self.draw.to_dict(),
             "meta": self.meta,
         }
-
-    def save(self, path: str | Path) -> None:
-        """Write the value file (JSON)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
 
     @staticmethod
     def from_dict(d: dict[str, Any], path: str | Path) -> ActionValue:
