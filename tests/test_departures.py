@@ -35,6 +35,7 @@ def test_each_decision_is_recorded_as_search_chose_it(played: Path, tmp_path: Pa
     rows = _rows(played, tmp_path, "a")
     assert rows, "search searched no decision"
     assert {r["task"] for r in rows} <= {f"c4-d{d}-l{x}" for d in range(2) for x in range(2)}
+    assert {r["seed"] for r in rows} == {5}  # a task id repeats across tournaments; the seed tells them apart
     departures = 0
     for r in rows:
         assert len(r["candidates"]) >= 2 and len(r["predicted"]) == len(r["realized"]) == len(r["candidates"])

@@ -159,7 +159,7 @@ def replay_deal(tc: Any, result: dict[str, Any], agent: str, rollouts: int) -> l
                 values.append(row)
             realized = [sum(v[i] - v[0] for v in values) / rollouts for i in range(len(candidates))]
             predicted = [search_lead(samples, i) for i in range(len(candidates))]
-            rows.append({"task": result["task"], "contract": task.contract, "deck": task.deck, "seat": seat,
+            rows.append({"seed": tc.seed, "task": result["task"], "contract": task.contract, "deck": task.deck, "seat": seat,
                          "move_index": len(game.moves), "candidates": [str(c) for c in candidates],
                          "played": played, "predicted": [p[0] for p in predicted], "predicted_se": [p[1] for p in predicted],
                          "rollouts": [len(s) for s in samples], "realized": realized})
