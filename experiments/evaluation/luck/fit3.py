@@ -385,10 +385,11 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
 
 def command(argv: Sequence[str] | None, module: str, doc: str, config: Callable[..., Any],
             record_fn: Callable[[Any], None], fit_fn: Callable[[Any], Any], players: Sequence[int], seed: int,
-            out: str) -> int:
-    """The ``record`` / ``fit`` command line of a fitting module (fit3's and fit4's):
+            out: str, first_deck: bool = False) -> int:
+    """The ``record`` / ``fit`` command line of a fitting module (fit3's, fit4's and fit5's):
     arguments -> ``config(what, players, contracts, decks, seed, max_turns, out)`` ->
-    ``record_fn`` or ``fit_fn``; ``players``, ``seed`` and ``out`` are its defaults."""
+    ``record_fn`` or ``fit_fn``; ``players``, ``seed`` and ``out`` are its defaults.  With
+    ``first_deck``, a ``--first-deck`` option is passed to ``config`` as ``first_deck=``."""
     p = argparse.ArgumentParser(prog=f"python -m experiments.evaluation.luck.{module}", description=doc.split("\n\n")[0])
     p.add_argument("what", choices=("record", "fit"))
     p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=list(players))
@@ -397,8 +398,12 @@ def command(argv: Sequence[str] | None, module: str, doc: str, config: Callable[
     p.add_argument("--seed", type=int_at_least(0), default=seed)
     p.add_argument("--max-turns", type=int_at_least(1), default=600)
     p.add_argument("--out", default=out)
+    if first_deck:
+        p.add_argument("--first-deck", type=int_at_least(0), default=0,
+                       help="the index of the first deck recorded (decks first..first+decks-1)")
     a = p.parse_args(argv)
-    cfg = config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out)
+    extra = {"first_deck": a.first_deck} if first_deck else {}
+    cfg = config(a.what, tuple(a.players), tuple(a.contracts), a.decks, a.seed, a.max_turns, a.out, **extra)
 
     def work() -> None:
         if cfg.what == "record":
