@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from agents.registry import make_agent
 from carioca_env import Game, GameConfig
@@ -100,3 +101,18 @@ def test_fit5_records_and_fits(tmp_path: Path) -> None:
     corr = fit5.network_corrections(params, data)
     ratio = fit5._ratio(data, fit5.split(np.unique(data["deck"]))["heldout"], corr)
     assert ratio == rep["ratio_heldout_mlp-seat"]
+
+
+def test_fit5_command_line_passes_the_first_deck_and_refuses_a_negative_one(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments.evaluation.luck import fit3
+
+    seen: list[fit5.Fit5Config] = []
+    monkeypatch.setattr(fit5, "record", seen.append)
+    monkeypatch.setattr(fit3, "run_script", lambda fn: fn() or 0)
+    assert fit5.main(["record", "--contracts", "1", "6", "--decks", "20", "--first-deck", "600"]) == 0
+    assert seen == [fit5.Fit5Config("record", (2,), (1, 6), 20, 5, 600, "runs/luck-v5", first_deck=600)]
+    with pytest.raises(SystemExit) as exc:
+        fit5.main(["record", "--first-deck", "-1"])
+    assert exc.value.code == 2 and "--first-deck" in capsys.readouterr().err
+    assert len(seen) == 1
