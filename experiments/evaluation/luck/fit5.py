@@ -47,7 +47,17 @@ import numpy as np
 from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features3
 from experiments.evaluation.luck.fit import fit_deck
-from experiments.evaluation.luck.fit3 import Fit3Config, _choose, command, load, pair_diffs, seatings, split
+from experiments.evaluation.luck.fit3 import (
+    Fit3Config,
+    _choose,
+    _demean,
+    _lineups,
+    command,
+    load,
+    pair_diffs,
+    seatings,
+    split,
+)
 
 
 @dataclass(frozen=True)
@@ -300,7 +310,7 @@ def _loss(torch: Any, data: dict[str, np.ndarray], games: np.ndarray, y: Any, co
         sums = torch.zeros((k, resid.shape[1])).index_add(0, inv_t, resid)
         cnt = torch.zeros(k).index_add(0, inv_t, torch.ones(len(inv)))
         return ((resid - (sums / cnt[:, None])[inv_t]) ** 2).mean()
-    lineup = data["game"][games] < _lineups_of(data)
+    lineup = data["game"][games] < _lineups(data)
     agent = data["agent"][games]
     diffs = []
     for d in np.unique(deck):
@@ -315,18 +325,10 @@ def _loss(torch: Any, data: dict[str, np.ndarray], games: np.ndarray, y: Any, co
 def within_mse(data: dict[str, np.ndarray], games: np.ndarray, corrections: np.ndarray) -> float:
     """The mean squared corrected penalty of ``games`` around its mean within each (deck,
     seat): the seat objective's loss (``corrections [len(games), n]``)."""
-    from experiments.evaluation.luck.fit3 import _demean
-
     n = data["penalty"].shape[1]
     resid = (data["penalty"][games] - corrections).reshape(-1, 1)
     group = (data["deck"][games][:, None] * n + np.arange(n)[None, :]).reshape(-1)
     return float(np.mean(_demean(resid, group) ** 2))
-
-
-def _lineups_of(data: dict[str, np.ndarray]) -> int:
-    from experiments.evaluation.luck.fit3 import _lineups
-
-    return _lineups(data)
 
 
 def train_mlp(data: dict[str, np.ndarray], objective: str, on_v3: bool,
