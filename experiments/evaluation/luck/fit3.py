@@ -30,7 +30,7 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,46 +134,87 @@ def states_path(out: str | Path, players: int, contract: int) -> Path:
     return Path(out) / f"draws-p{players}-c{contract}.npz"
 
 
+def pending(cfg: Fit3Config, path_of: Callable[[str | Path, int, int], Path], tag: str,
+            log: Any = print) -> Iterator[tuple[int, int, Path]]:
+    """The (player count, contract, file) of ``cfg`` still to record, in order; a file
+    already recorded is kept (and said so), so that an interrupted recording resumes."""
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    for players in cfg.players:
+        for contract in cfg.contracts:
+            path = path_of(cfg.out, players, contract)
+            if path.exists():
+                log(f"[{tag}] {path} exists, kept")
+                continue
+            yield players, contract, path
+
+
+@dataclass(frozen=True)
+class FitGame:
+    """One fitting game: the deck's index and cards, the dealer, the game's index in the
+    deck's :func:`seatings` and its agents by seat, the agents' seeds and the game's seed."""
+
+    deck_index: int
+    deck: list[int]
+    dealer: int
+    game: int
+    specs: tuple[str, ...]
+    seeds: list[int]
+    game_seed: int
+
+    @property
+    def agents(self) -> list[int]:
+        """The agent of each seat as recorded: 0 the heuristic, 1 greedy."""
+        return [0 if spec == "heuristic" else 1 for spec in self.specs]
+
+
+def fit_games(seed: int, version: str, players: int, contract: int, decks: Iterable[int]) -> Iterator[FitGame]:
+    """Every game a version's recording plays on ``decks``: each deck and dealer drawn by
+    :func:`~experiments.evaluation.luck.fit.fit_deck` on the fit namespace under the
+    version's labels (``v3-deck``, ``v3-agent``, ``v3-game`` for ``version="v3"``), then
+    played by each of :func:`seatings`."""
+    from experiments.evaluation.luck.fit import fit_deck
+
+    lineup = seatings(players)
+    for d in decks:
+        deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, seed, f"{version}-deck", players, contract, d)),
+                                players)
+        seeds = [derive_seed(LUCK_FIT, seed, f"{version}-agent", players, contract, d, s) for s in range(players)]
+        gseed = derive_seed(LUCK_FIT, seed, f"{version}-game", players, contract, d)
+        for g, specs in enumerate(lineup):
+            yield FitGame(d, deck, dealer, g, specs, seeds, gseed)
+
+
+def save_recording(path: Path, arrays: dict[str, Any], players: int) -> None:
+    """Save one (player count, contract)'s recorded arrays, with the seatings they were played by."""
+    arrays["seatings"] = np.array(["|".join(s) for s in seatings(players)])
+    np.savez_compressed(path, **arrays)
+
+
 def record(cfg: Fit3Config, log: Any = print) -> None:
     """Play the fitting games and save, per (player count, contract), one row per (deck, game, seat)."""
-    from experiments.evaluation.luck.fit import fit_deck
     from experiments.evaluation.luck.value import SHIPPED_FILES, ValueFileError, load_value
 
-    Path(cfg.out).mkdir(parents=True, exist_ok=True)
     shipped_v2 = load_value(SHIPPED_FILES[1])
-    for players in cfg.players:
+    for players, contract, path in pending(cfg, states_path, "luck-fit3", log):
         # version 2's corrections ride along for comparison (and as a candidate model) where it has models
         v2: Any = shipped_v2
         try:
             shipped_v2.model(players, 1)
         except ValueFileError:
             v2 = None
-        for contract in cfg.contracts:
-            path = states_path(cfg.out, players, contract)
-            if path.exists():
-                log(f"[luck-fit3] {path} exists, kept")
-                continue
-            t0 = time.process_time()
-            lineup = seatings(players)
-            rows: dict[str, list[Any]] = {"penalty": [], "sums": [], "v2": [], "deck": [], "game": [], "agent": []}
-            for d in range(cfg.decks):
-                deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "v3-deck", players, contract, d)),
-                                        players)
-                seeds = [derive_seed(LUCK_FIT, cfg.seed, "v3-agent", players, contract, d, s) for s in range(players)]
-                gseed = derive_seed(LUCK_FIT, cfg.seed, "v3-game", players, contract, d)
-                for g, specs in enumerate(lineup):
-                    r = play_game(deck, dealer, contract, specs, seeds, gseed, cfg.max_turns, v2)
-                    rows["penalty"].append(r["penalty"])
-                    rows["sums"].append(r["sums"].astype(np.float32))
-                    rows["v2"].append(r["v2"])
-                    rows["deck"].append(d)
-                    rows["game"].append(g)
-                    rows["agent"].append([0 if sp == "heuristic" else 1 for sp in specs])
-            arrays: dict[str, Any] = {k: np.array(v) for k, v in rows.items()}
-            arrays["seatings"] = np.array(["|".join(s) for s in lineup])
-            np.savez_compressed(path, **arrays)
-            log(f"[luck-fit3] p{players} c{contract}: {cfg.decks} decks, {len(rows['deck'])} games, "
-                f"{time.process_time() - t0:.0f} s CPU")
+        t0 = time.process_time()
+        rows: dict[str, list[Any]] = {"penalty": [], "sums": [], "v2": [], "deck": [], "game": [], "agent": []}
+        for fg in fit_games(cfg.seed, "v3", players, contract, range(cfg.decks)):
+            r = play_game(fg.deck, fg.dealer, contract, fg.specs, fg.seeds, fg.game_seed, cfg.max_turns, v2)
+            rows["penalty"].append(r["penalty"])
+            rows["sums"].append(r["sums"].astype(np.float32))
+            rows["v2"].append(r["v2"])
+            rows["deck"].append(fg.deck_index)
+            rows["game"].append(fg.game)
+            rows["agent"].append(fg.agents)
+        save_recording(path, {k: np.array(v) for k, v in rows.items()}, players)
+        log(f"[luck-fit3] p{players} c{contract}: {cfg.decks} decks, {len(rows['deck'])} games, "
+            f"{time.process_time() - t0:.0f} s CPU")
 
 
 def load(path: str | Path) -> dict[str, np.ndarray]:

@@ -27,7 +27,6 @@ not recorded keep version 3 and get no action terms.
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -37,18 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.seeds import LUCK_FIT, derive_seed
+from experiments.common.seeds import LUCK_FIT
 from experiments.evaluation.luck import features3, features4
-from experiments.evaluation.luck.fit import fit_deck
 from experiments.evaluation.luck.fit3 import (
     HELDOUT_EVERY,
     MIN_PAIRED_VALIDATION,
     Fit3Config,
     _choose,
     command,
+    fit_games,
     load,
     pair_diffs,
-    seatings,
+    pending,
+    save_recording,
     split,
 )
 
@@ -123,38 +123,24 @@ def record(cfg: Fit4Config, log: Any = print) -> None:
     (a (player count, contract) already recorded is kept)."""
     from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
 
-    Path(cfg.out).mkdir(parents=True, exist_ok=True)
     v3 = load_value(SHIPPED_FILES[2])
-    for players in cfg.players:
-        for contract in cfg.contracts:
-            path = rows_path(cfg.out, players, contract)
-            if path.exists():
-                log(f"[luck-fit4] {path} exists, kept")
-                continue
-            t0 = time.process_time()
-            lineup = seatings(players)
-            rows: dict[str, list[Any]] = {k: [] for k in ("penalty", "draw_sums", "action_sums", "v3", "deck", "game",
-                                                          "agent", "actions")}
-            for d in range(cfg.decks):
-                deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "v4-deck", players, contract, d)),
-                                        players)
-                seeds = [derive_seed(LUCK_FIT, cfg.seed, "v4-agent", players, contract, d, s) for s in range(players)]
-                gseed = derive_seed(LUCK_FIT, cfg.seed, "v4-game", players, contract, d)
-                for g, specs in enumerate(lineup):
-                    r = play_game(deck, dealer, contract, specs, seeds, gseed, cfg.max_turns, v3)
-                    for k in ("penalty", "v3", "actions"):
-                        rows[k].append(r[k])
-                    rows["draw_sums"].append(r["draw_sums"].astype(np.float32))
-                    rows["action_sums"].append(r["action_sums"].astype(np.float32))
-                    rows["deck"].append(d)
-                    rows["game"].append(g)
-                    rows["agent"].append([0 if sp == "heuristic" else 1 for sp in specs])
-            arrays: dict[str, Any] = {k: np.array(v) for k, v in rows.items()}
-            arrays["seatings"] = np.array(["|".join(s) for s in lineup])
-            np.savez_compressed(path, **arrays)
-            log(f"[luck-fit4] p{players} c{contract}: {cfg.decks} decks, {len(rows['deck'])} games, "
-                f"{np.mean(rows['actions']):.1f} declared choices valued per game, "
-                f"{time.process_time() - t0:.0f} s CPU")
+    for players, contract, path in pending(cfg, rows_path, "luck-fit4", log):
+        t0 = time.process_time()
+        rows: dict[str, list[Any]] = {k: [] for k in ("penalty", "draw_sums", "action_sums", "v3", "deck", "game",
+                                                      "agent", "actions")}
+        for fg in fit_games(cfg.seed, "v4", players, contract, range(cfg.decks)):
+            r = play_game(fg.deck, fg.dealer, contract, fg.specs, fg.seeds, fg.game_seed, cfg.max_turns, v3)
+            for k in ("penalty", "v3", "actions"):
+                rows[k].append(r[k])
+            rows["draw_sums"].append(r["draw_sums"].astype(np.float32))
+            rows["action_sums"].append(r["action_sums"].astype(np.float32))
+            rows["deck"].append(fg.deck_index)
+            rows["game"].append(fg.game)
+            rows["agent"].append(fg.agents)
+        save_recording(path, {k: np.array(v) for k, v in rows.items()}, players)
+        log(f"[luck-fit4] p{players} c{contract}: {cfg.decks} decks, {len(rows['deck'])} games, "
+            f"{np.mean(rows['actions']):.1f} declared choices valued per game, "
+            f"{time.process_time() - t0:.0f} s CPU")
 
 
 def _ratio(data: dict[str, np.ndarray], decks: np.ndarray, corrections: np.ndarray, raw: float) -> float:

@@ -34,7 +34,6 @@ version 3's linear family on the same games (``v3-refit``) and the shipped versi
 from __future__ import annotations
 
 import json
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -44,18 +43,18 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features3
-from experiments.evaluation.luck.fit import fit_deck
 from experiments.evaluation.luck.fit3 import (
     Fit3Config,
     _choose,
     _demean,
     _lineups,
     command,
+    fit_games,
     load,
     pair_diffs,
-    seatings,
+    pending,
+    save_recording,
     split,
 )
 
@@ -132,54 +131,41 @@ def record(cfg: Fit5Config, log: Any = print) -> None:
     drawn card's row); per card row ``attrs [R, n, A]`` and ``counts [R]`` (float32)."""
     from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
 
-    Path(cfg.out).mkdir(parents=True, exist_ok=True)
     v3 = load_value(SHIPPED_FILES[2])
-    for players in cfg.players:
-        for contract in cfg.contracts:
-            path = events_path(cfg.out, players, contract)
-            if path.exists():
-                log(f"[luck-fit5] {path} exists, kept")
-                continue
-            t0 = time.process_time()
-            lineup = seatings(players)
-            games: dict[str, list[Any]] = {k: [] for k in ("penalty", "v3", "sums", "deck", "game", "agent")}
-            ev: dict[str, list[Any]] = {k: [] for k in ("ctx", "mover", "event_game", "drawn", "attrs", "counts")}
-            rows = 0
-            starts = [0]
-            for d in range(cfg.first_deck, cfg.first_deck + cfg.decks):
-                deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, "v5-deck", players, contract, d)),
-                                        players)
-                seeds = [derive_seed(LUCK_FIT, cfg.seed, "v5-agent", players, contract, d, s) for s in range(players)]
-                gseed = derive_seed(LUCK_FIT, cfg.seed, "v5-game", players, contract, d)
-                for g, specs in enumerate(lineup):
-                    r = play_game(deck, dealer, contract, specs, seeds, gseed, cfg.max_turns, v3)
-                    index = len(games["deck"])
-                    games["penalty"].append(r["penalty"])
-                    games["v3"].append(r["v3"])
-                    games["sums"].append(r["sums"].astype(np.float32))
-                    games["deck"].append(d)
-                    games["game"].append(g)
-                    games["agent"].append([0 if sp == "heuristic" else 1 for sp in specs])
-                    for ctx, attrs, counts, k, mover in r["events"]:
-                        ev["ctx"].append(ctx.astype(np.float32))
-                        ev["attrs"].append(attrs.astype(np.float32))
-                        ev["counts"].append(counts.astype(np.float32))
-                        ev["drawn"].append(rows + k)
-                        ev["mover"].append(mover)
-                        ev["event_game"].append(index)
-                        rows += len(counts)
-                        starts.append(rows)
-            arrays: dict[str, Any] = {k: np.array(v) for k, v in games.items()}
-            arrays["seatings"] = np.array(["|".join(s) for s in lineup])
-            arrays["ctx"] = np.stack(ev["ctx"])
-            arrays["attrs"] = np.concatenate(ev["attrs"])
-            arrays["counts"] = np.concatenate(ev["counts"])
-            for k in ("mover", "event_game", "drawn"):
-                arrays[k] = np.array(ev[k], dtype=np.int64)
-            arrays["start"] = np.array(starts, dtype=np.int64)
-            np.savez_compressed(path, **arrays)
-            log(f"[luck-fit5] p{players} c{contract}: {cfg.decks} decks, {len(games['deck'])} games, "
-                f"{len(ev['mover'])} draws, {rows} card rows, {time.process_time() - t0:.0f} s CPU")
+    for players, contract, path in pending(cfg, events_path, "luck-fit5", log):
+        t0 = time.process_time()
+        games: dict[str, list[Any]] = {k: [] for k in ("penalty", "v3", "sums", "deck", "game", "agent")}
+        ev: dict[str, list[Any]] = {k: [] for k in ("ctx", "mover", "event_game", "drawn", "attrs", "counts")}
+        rows = 0
+        starts = [0]
+        for fg in fit_games(cfg.seed, "v5", players, contract, range(cfg.first_deck, cfg.first_deck + cfg.decks)):
+            r = play_game(fg.deck, fg.dealer, contract, fg.specs, fg.seeds, fg.game_seed, cfg.max_turns, v3)
+            index = len(games["deck"])
+            games["penalty"].append(r["penalty"])
+            games["v3"].append(r["v3"])
+            games["sums"].append(r["sums"].astype(np.float32))
+            games["deck"].append(fg.deck_index)
+            games["game"].append(fg.game)
+            games["agent"].append(fg.agents)
+            for ctx, attrs, counts, k, mover in r["events"]:
+                ev["ctx"].append(ctx.astype(np.float32))
+                ev["attrs"].append(attrs.astype(np.float32))
+                ev["counts"].append(counts.astype(np.float32))
+                ev["drawn"].append(rows + k)
+                ev["mover"].append(mover)
+                ev["event_game"].append(index)
+                rows += len(counts)
+                starts.append(rows)
+        arrays: dict[str, Any] = {k: np.array(v) for k, v in games.items()}
+        arrays["ctx"] = np.stack(ev["ctx"])
+        arrays["attrs"] = np.concatenate(ev["attrs"])
+        arrays["counts"] = np.concatenate(ev["counts"])
+        for k in ("mover", "event_game", "drawn"):
+            arrays[k] = np.array(ev[k], dtype=np.int64)
+        arrays["start"] = np.array(starts, dtype=np.int64)
+        save_recording(path, arrays, players)
+        log(f"[luck-fit5] p{players} c{contract}: {cfg.decks} decks, {len(games['deck'])} games, "
+            f"{len(ev['mover'])} draws, {rows} card rows, {time.process_time() - t0:.0f} s CPU")
 
 
 #: The network's hidden layer widths.
