@@ -74,7 +74,8 @@ def _tournaments(config: DeparturesConfig) -> list[tuple[Any, list[dict[str, Any
             spec that is not a search agent.
     """
     from agents.registry import make_agent
-    from experiments.evaluation.tournament import TournamentConfig
+    from experiments.evaluation.tournament.errors import TournamentError
+    from experiments.evaluation.tournament.results import RESULTS_FILE, read_results
 
     if config.rollouts < 1:
         raise DepartureError(f"--rollouts must be at least 1, got {config.rollouts}")
@@ -82,20 +83,20 @@ def _tournaments(config: DeparturesConfig) -> list[tuple[Any, list[dict[str, Any
         raise DepartureError(f"{config.out} exists: give a new file")
     out = []
     for folder in config.folders:
-        path = Path(folder) / "results.jsonl"
+        path = Path(folder) / RESULTS_FILE
         if not path.is_file():
-            raise DepartureError(f"{folder}: no results.jsonl (not a tournament folder)")
+            raise DepartureError(f"{folder}: no {RESULTS_FILE} (not a tournament folder)")
         try:
-            lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-            tc = TournamentConfig.from_dict(lines[0]["config"])
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise DepartureError(f"{path}: not a tournament's results ({type(exc).__name__}: {exc})") from None
+            results = read_results(path)  # the tournament's own reader and checks
+        except TournamentError as exc:
+            raise DepartureError(str(exc)) from None
+        tc = results.config
         if config.agent not in tc.labels:
             raise DepartureError(f"{folder}: no agent labelled {config.agent!r} (it holds {', '.join(tc.labels)})")
         probe = make_agent(tc.specs[tc.labels.index(config.agent)], 0)
         if not all(hasattr(probe, a) for a in ("evaluate", "candidates", "choose")):
             raise DepartureError(f"{folder}: {config.agent!r} is not a search agent")
-        out.append((tc, lines[1:]))
+        out.append((tc, list(results.records.values())))
     return out
 
 
@@ -110,9 +111,8 @@ def replay_deal(tc: Any, result: dict[str, Any], agent: str, rollouts: int) -> l
     from agents.heuristic import HeuristicAgent
     from agents.search import rollout_value
     from carioca_env import cards_str
-    from carioca_env.cards import hand_penalty
     from experiments.evaluation.tournament import make_tasks
-    from experiments.evaluation.tournament.play import setup_deal
+    from experiments.evaluation.tournament.play import deal_penalties, setup_deal
 
     (task,) = [t for t in make_tasks(tc) if t.id == result["task"]]
     game, agents, seeds = setup_deal(tc, task)
@@ -166,8 +166,7 @@ def replay_deal(tc: Any, result: dict[str, Any], agent: str, rollouts: int) -> l
         game.apply(move)
         if move.kind.name == "DISCARD":
             turns += 1
-    closed = [r for r in game.deal_results if not r.cancelled]
-    penalty = list(closed[-1].scores) if closed and game.game_over else [hand_penalty(game.hands[s]) for s in range(n)]
+    penalty = deal_penalties(game)
     if penalty != result["penalty"]:
         raise DepartureError(f"task {task.id}: the replay ends with penalties {penalty}, its result line says "
                              f"{result['penalty']}")

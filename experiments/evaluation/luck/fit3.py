@@ -87,9 +87,9 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     """One game; per seat its penalty, the sum of its centred basis rows and its version-2 correction."""
     from agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
+    from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
@@ -124,8 +124,7 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
                 v2sum += v2vals[k]
             draws += 1
         turns += move.kind is MoveKind.DISCARD
-    done = bool(game.deal_results) and not game.deal_results[-1].cancelled
-    penalty = list(game.deal_results[-1].scores) if done else [hand_penalty(game.hands[s]) for s in range(n)]
+    penalty = deal_penalties(game)
     return {"penalty": np.array(penalty, dtype=np.float64), "sums": sums, "v2": v2sum, "draws": draws}
 
 

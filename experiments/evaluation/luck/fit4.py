@@ -71,10 +71,10 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     from agents.base import declared_choice
     from agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
     from experiments.evaluation.luck.correction import LuckTracker
+    from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
@@ -107,8 +107,7 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
             k = int(np.searchsorted(cards, game.drawn_card))
             draw_sums += features3.basis(seat, ctx, attrs[k] - mean)
         turns += move.kind is MoveKind.DISCARD
-    done = bool(game.deal_results) and not game.deal_results[-1].cancelled
-    penalty = list(game.deal_results[-1].scores) if done else [hand_penalty(game.hands[s]) for s in range(n)]
+    penalty = deal_penalties(game)
     return {"penalty": np.array(penalty, dtype=np.float64), "draw_sums": draw_sums, "action_sums": action_sums,
             "v3": tracker.corrections.copy(), "draws": tracker.draws, "actions": actions}
 

@@ -78,10 +78,10 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     version-3 basis rows and the corrections by ``v3``, per seat."""
     from agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
     from experiments.evaluation.luck.correction import LuckTracker
+    from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
@@ -110,8 +110,7 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
             sums += features3.basis(seat, ctx, attrs[k] - mean)
             events.append((ctx, attrs, counts, k, seat))
         turns += move.kind is MoveKind.DISCARD
-    done = bool(game.deal_results) and not game.deal_results[-1].cancelled
-    penalty = list(game.deal_results[-1].scores) if done else [hand_penalty(game.hands[s]) for s in range(n)]
+    penalty = deal_penalties(game)
     return {"penalty": np.array(penalty, dtype=np.float64), "events": events, "sums": sums,
             "v3": tracker.corrections.copy()}
 

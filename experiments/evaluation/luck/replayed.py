@@ -205,10 +205,10 @@ def reluck(folder: Path, out: Path, fingerprint: str) -> int:
         OSError: a file cannot be read or written.
     """
     from carioca_env import CariocaError, Game, RecordError, cards_str, parse_move
-    from carioca_env.cards import hand_penalty
     from carioca_env.records import read_record
     from experiments.common.files import write_file
     from experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
+    from experiments.evaluation.tournament.play import deal_penalties
 
     try:
         value = value_by_fingerprint(fingerprint)
@@ -242,9 +242,7 @@ def reluck(folder: Path, out: Path, fingerprint: str) -> int:
                 tracker.after(game)
         except (CariocaError, RecordError) as exc:
             raise ReplayError(f"{path} does not replay: {exc}") from None
-        closed = [r for r in game.deal_results if not r.cancelled]
-        # a deal cut off at --max-turns is scored by the cards in hand (R17)
-        penalty = list(closed[-1].scores) if closed else [hand_penalty(game.hands[s]) for s in range(players)]
+        penalty = deal_penalties(game)  # a deal cut off at --max-turns: the cards in hand (R17)
         if penalty != d["penalty"]:
             raise ReplayError(f"{path} replays to penalties {penalty}, its result line says {d['penalty']}")
         redone.append({**d, "luck": [float(c) for c in tracker.corrections], "luck_draws": tracker.draws})

@@ -35,6 +35,16 @@ def deal_deck(config: TournamentConfig, contract: int, deck: int) -> tuple[list[
     return cards, dealer, derive_seed(TOURNAMENT, config.seed, "game", contract, deck)
 
 
+def deal_penalties(game: Any) -> list[int]:
+    """The penalties of a game of one deal as it stands: the scores of its closed deal, or,
+    for a deal cut off at the turn limit (R17), the penalty of the cards each seat holds.
+    Cancelled deals (redealt) do not count."""
+    from carioca_env.cards import hand_penalty
+
+    closed = [r for r in game.deal_results if not r.cancelled]
+    return list(closed[-1].scores) if closed else [hand_penalty(game.hands[s]) for s in range(game.num_players)]
+
+
 def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], list[int]]:
     """The game and the seated agents of a task, before the first move: ``(game, agents, agent_seeds)``."""
     from agents.registry import make_agent
