@@ -36,6 +36,10 @@ difference per deck its part ``A`` due to the agents' coin flips, of variance ``
 the product of the two halves' estimates of ``A`` is an unbiased estimate of ``A^2``, so
 the mean product over decks estimates that variance without the playouts' own noise.
 
+``playout`` (2 players) measures what a perfect draw correction reaches, with a value
+function made of playouts: see :mod:`experiments.evaluation.luck.playout`, which has its
+own options (``measure playout --help``).
+
 ``overhead`` plays the same tasks with and without the correction, each way twice in
 alternating order and each time in a fresh process, and reports the ratio of their CPU
 times (``time.process_time``: other processes on a shared machine do not count).
@@ -50,7 +54,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
@@ -113,18 +117,29 @@ def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequence[LuckTracker] = ()) -> list[float]:
+class DealObserver(Protocol):
+    """What :func:`play_deal` tells of each move: a :class:`LuckTracker`, or anything that
+    values the same events (``experiments.evaluation.luck.playout.PlayoutTracker``)."""
+
+    def before(self, game: Any, move: Any, choice: Any = None) -> None:
+        """The move about to be applied, and the choice its agent declared, if any."""
+
+    def after(self, game: Any) -> None:
+        """The move has been applied."""
+
+
+def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequence[DealObserver] = ()) -> list[float]:
     """Play a dealt game to the end of its deal (an R13 redeal plays on; after ``max_turns``
     completed turns every seat scores its hand, as in a tournament), each tracker
     accumulating its corrections; the final penalties."""
     from agents.base import declared_choice
-    from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
+    from experiments.evaluation.tournament.play import deal_penalties
 
     turns = 0
     while not game.deal_results or game.deal_results[-1].cancelled:
         if turns >= max_turns:
-            return [float(hand_penalty(game.hands[s])) for s in range(game.num_players)]
+            break
         agent = agents[game.current]
         move = agent.act(game.view(game.current), game.legal_moves())
         choice = declared_choice(agent)
@@ -134,7 +149,7 @@ def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequen
         for t in trackers:
             t.after(game)
         turns += move.kind is MoveKind.DISCARD
-    return [float(p) for p in game.deal_results[-1].scores]
+    return [float(p) for p in deal_penalties(game)]
 
 
 def corrected_pairs(tc: Any, values: Sequence[AnyValue]) -> tuple[Any, list[Any]]:
@@ -415,8 +430,13 @@ def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "playout":  # its own options
+        from experiments.evaluation.luck import playout
+
+        return playout.main(argv[1:])
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds", "actions"))
+    p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds", "actions", "playout"))
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
