@@ -222,7 +222,7 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
         return {k: z[k] for k in z.files}
 
 
-def _demean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+def demean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """``values`` minus their mean within each group (rows of ``values``)."""
     _, inv = np.unique(groups, return_inverse=True)
     sums = np.zeros((inv.max() + 1,) + values.shape[1:])
@@ -234,7 +234,7 @@ def _demean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def ridge_fit(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) -> np.ndarray:
     """Weights ``w`` of ``y ~ w @ x`` with a fixed effect per group, ridge penalty ``lam`` on
     columns scaled to unit variance (a column that never varies gets weight 0)."""
-    xd, yd = _demean(x, groups), _demean(y[:, None], groups)[:, 0]
+    xd, yd = demean(x, groups), demean(y[:, None], groups)[:, 0]
     sd = xd.std(axis=0)
     live = sd > 1e-9
     z = xd[:, live] / sd[live]
@@ -257,7 +257,7 @@ def seat_rows(data: dict[str, np.ndarray], decks: np.ndarray) -> tuple[np.ndarra
 def pair_diffs(data: dict[str, np.ndarray], decks: np.ndarray, corrections: np.ndarray) -> np.ndarray:
     """Per deck, heuristic's minus greedy's mean corrected penalty over the duplicate lineups
     (``corrections [games, seats]``, zeros for the raw difference)."""
-    lineups = _lineups(data)
+    lineups = duplicate_lineups(data)
     out = []
     for d in decks:
         games = np.flatnonzero((data["deck"] == d) & (data["game"] < lineups))
@@ -271,7 +271,7 @@ def pair_rows(data: dict[str, np.ndarray], decks: np.ndarray) -> tuple[np.ndarra
     """``(x, y)``: per deck, heuristic's minus greedy's mean over the duplicate lineups of the
     centred basis sums and of the penalties (what a correction subtracts from the paired
     difference, and the difference)."""
-    lineups = _lineups(data)
+    lineups = duplicate_lineups(data)
     xs, ys = [], []
     for d in decks:
         games = np.flatnonzero((data["deck"] == d) & (data["game"] < lineups))
@@ -281,7 +281,7 @@ def pair_rows(data: dict[str, np.ndarray], decks: np.ndarray) -> tuple[np.ndarra
     return np.array(xs), np.array(ys)
 
 
-def _lineups(data: dict[str, np.ndarray]) -> int:
+def duplicate_lineups(data: dict[str, np.ndarray]) -> int:
     """How many of a deck's games (the first) are the lineups of heuristic against greedy."""
     return int(np.sum([0 < s.split("|").count("heuristic") < len(s.split("|")) for s in data["seatings"]]))
 
@@ -301,7 +301,7 @@ OBJECTIVES = ("seat", "pair")
 MIN_PAIRED_VALIDATION = 40
 
 
-def _choose(data: dict[str, np.ndarray], sums: np.ndarray, sp: dict[str, np.ndarray],
+def choose_fit(data: dict[str, np.ndarray], sums: np.ndarray, sp: dict[str, np.ndarray],
             raw_validation: float) -> tuple[float, str, float, np.ndarray, float]:
     """The objective and ridge penalty whose weights on ``sums [games, seats, columns]``
     do best on the validation decks: ``(criterion, objective, ridge, weights, paired ratio)``,
@@ -331,8 +331,8 @@ def _choose(data: dict[str, np.ndarray], sums: np.ndarray, sp: dict[str, np.ndar
 
 def _within_r2(x: np.ndarray, y: np.ndarray, groups: np.ndarray, w: np.ndarray) -> float:
     """The share of the within-group variance of ``y`` that ``x @ w`` explains."""
-    yd = _demean(y[:, None], groups)[:, 0]
-    resid = yd - _demean((x @ w)[:, None], groups)[:, 0]
+    yd = demean(y[:, None], groups)[:, 0]
+    resid = yd - demean((x @ w)[:, None], groups)[:, 0]
     return 1.0 - float(resid @ resid) / float(yd @ yd)
 
 
@@ -353,10 +353,10 @@ def fit_model(data: dict[str, np.ndarray], log: Any = print) -> tuple[np.ndarray
     sp = split(decks)
     zero = np.zeros_like(data["penalty"])
     raw = {k: float(pair_diffs(data, sp[k], zero).std(ddof=1)) for k in ("validation", "heldout")}
-    candidates = {"draw": (data["sums"], _choose(data, data["sums"], sp, raw["validation"]))}
+    candidates = {"draw": (data["sums"], choose_fit(data, data["sums"], sp, raw["validation"]))}
     if np.any(data["v2"]):
         v2 = data["v2"][..., None]
-        fitted = _choose(data, v2, sp, raw["validation"])
+        fitted = choose_fit(data, v2, sp, raw["validation"])
         # version 2 as it is (beta 1) is a candidate too, judged by the same criterion
         one = np.ones(1)
         as_is = float(pair_diffs(data, sp["validation"], data["v2"]).std(ddof=1) / raw["validation"])

@@ -42,7 +42,7 @@ from experiments.evaluation.luck.fit3 import (
     HELDOUT_EVERY,
     MIN_PAIRED_VALIDATION,
     Fit3Config,
-    _choose,
+    choose_fit,
     command,
     fit_games,
     load,
@@ -158,9 +158,9 @@ def fit_model(data: dict[str, np.ndarray]) -> tuple[str, np.ndarray | None, np.n
     fits: dict[str, tuple[Any, ...]] = {}
     # version 3 plus actions: the action weights explain what version 3's corrections leave
     rest = dict(data, penalty=data["penalty"] - v3)
-    fits["v3+actions"] = _choose(rest, action, split(decks), raw["validation"])
-    fits["joint"] = _choose(data, np.concatenate([draw, action], axis=-1), sp, raw["validation"])
-    fits["draw"] = _choose(data, draw, sp, raw["validation"])
+    fits["v3+actions"] = choose_fit(rest, action, split(decks), raw["validation"])
+    fits["joint"] = choose_fit(data, np.concatenate([draw, action], axis=-1), sp, raw["validation"])
+    fits["draw"] = choose_fit(data, draw, sp, raw["validation"])
     corr = {"v3+actions": v3 + action.astype(np.float64) @ fits["v3+actions"][3],
             "joint": np.concatenate([draw, action], axis=-1).astype(np.float64) @ fits["joint"][3],
             "draw": draw.astype(np.float64) @ fits["draw"][3], "v3": v3}

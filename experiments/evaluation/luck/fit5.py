@@ -46,10 +46,10 @@ import numpy as np
 from experiments.evaluation.luck import features3
 from experiments.evaluation.luck.fit3 import (
     Fit3Config,
-    _choose,
-    _demean,
-    _lineups,
+    choose_fit,
     command,
+    demean,
+    duplicate_lineups,
     fit_games,
     load,
     pair_diffs,
@@ -295,7 +295,7 @@ def _loss(torch: Any, data: dict[str, np.ndarray], games: np.ndarray, y: Any, co
         sums = torch.zeros((k, resid.shape[1])).index_add(0, inv_t, resid)
         cnt = torch.zeros(k).index_add(0, inv_t, torch.ones(len(inv)))
         return ((resid - (sums / cnt[:, None])[inv_t]) ** 2).mean()
-    lineup = data["game"][games] < _lineups(data)
+    lineup = data["game"][games] < duplicate_lineups(data)
     agent = data["agent"][games]
     diffs = []
     for d in np.unique(deck):
@@ -313,7 +313,7 @@ def within_mse(data: dict[str, np.ndarray], games: np.ndarray, corrections: np.n
     n = data["penalty"].shape[1]
     resid = (data["penalty"][games] - corrections).reshape(-1, 1)
     group = (data["deck"][games][:, None] * n + np.arange(n)[None, :]).reshape(-1)
-    return float(np.mean(_demean(resid, group) ** 2))
+    return float(np.mean(demean(resid, group) ** 2))
 
 
 def train_mlp(data: dict[str, np.ndarray], objective: str, on_v3: bool,
@@ -386,7 +386,7 @@ def fit_model(data: dict[str, np.ndarray],
     decks = np.unique(data["deck"])
     sp = split(decks)
     raw_val = float(pair_diffs(data, sp["validation"], np.zeros_like(data["penalty"])).std(ddof=1))
-    refit = _choose(data, data["sums"], sp, raw_val)
+    refit = choose_fit(data, data["sums"], sp, raw_val)
     corr: dict[str, np.ndarray] = {"v3": data["v3"], "v3-refit": data["sums"].astype(np.float64) @ refit[3]}
     params: dict[str, dict[str, np.ndarray]] = {}
     report: dict[str, Any] = {"decks": int(len(decks)), "games": int(len(data["deck"])),
