@@ -137,7 +137,7 @@ def test_run_rows_fields_raw_and_determinism(tmp_path: Path) -> None:
     assert (tmp_path / "b" / f"{cfg.name}.jsonl").read_bytes() == first
     path.write_bytes(first[: first.rstrip(b"\n").rfind(b"\n") + 1] + b'{"contract": 1, "de')  # a stop mid-row
     (resumed,) = run(cfg)
-    assert path.read_bytes() == first and resumed["games_timed"] == 2
+    assert path.read_bytes() == first and resumed["games_timed"] == 4  # the first run's timings are kept
     assert resumed["perfect_ratio"] == summary["perfect_ratio"]
 
 

@@ -31,7 +31,8 @@ value function of this kind.  Each half's own ``D - C1`` is what a shipped corre
 these ``M`` and ``R`` would give.
 
 Rows: one JSON line per deck (``playout-*.jsonl`` under ``--out``, resumed: decks already
-there are not played again) and one summary line per contract (``playout-*-summary.jsonl``),
+there are not played again), each deck's CPU seconds (``playout-*-cpu.jsonl``, apart so that the
+rows are the same bytes for the same seed) and one summary line per contract (``playout-*-summary.jsonl``),
 with a seeded bootstrap over decks for every ratio.
 """
 
@@ -307,6 +308,21 @@ def read_rows(path: Path) -> dict[tuple[int, int], dict[str, Any]]:
     return done
 
 
+def _timings(path: Path, contract: int, decks: int) -> list[dict[str, Any]]:
+    """The CPU timings of ``contract``'s first ``decks`` decks (the last per deck; a
+    damaged line, from a stop, is skipped: timings are not results)."""
+    got: dict[int, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                t = json.loads(line)
+                if t["contract"] == contract and t["deck"] < decks:
+                    got[t["deck"]] = t
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+    return list(got.values())
+
+
 def run(cfg: PlayoutConfig) -> list[dict[str, Any]]:
     """Play every contract's decks not yet in the rows file, appending one row per deck, then
     append each contract's summary and print its table row; the summaries."""
@@ -318,21 +334,23 @@ def run(cfg: PlayoutConfig) -> list[dict[str, Any]]:
         # drop a line cut off by a stop, so the next row starts on its own line
         text = path.read_text(encoding="utf-8")
         path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+    timing = out / f"{cfg.name}-cpu.jsonl"  # CPU seconds per deck, apart: the rows stay byte for byte
     summaries = []
     for k in cfg.contracts:
-        spent, raw_spent, timed = 0.0, 0.0, 0
         for d in range(cfg.decks):
             if (k, d) in done:
                 continue
             row, cpu_played, cpu_raw = play_deck(cfg, k, d)
-            spent, raw_spent, timed = spent + cpu_played, raw_spent + cpu_raw, timed + 1
             with open(path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")
+            with open(timing, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"contract": k, "deck": d, "cpu": cpu_played, "raw_cpu": cpu_raw}) + "\n")
             done[(k, d)] = row
         summary = summarize(cfg, [done[(k, d)] for d in range(cfg.decks)])
-        summary["games_timed"] = 2 * timed
-        summary["cpu_seconds_per_game"] = spent / (2 * timed) if timed else None
-        summary["raw_cpu_seconds_per_game"] = raw_spent / (2 * timed) if timed else None
+        timed = _timings(timing, k, cfg.decks)
+        summary["games_timed"] = 2 * len(timed)
+        for key, name in (("cpu", "cpu_seconds_per_game"), ("raw_cpu", "raw_cpu_seconds_per_game")):
+            summary[name] = sum(t[key] for t in timed) / (2 * len(timed)) if timed else None
         summaries.append(summary)
         with open(out / f"{cfg.name}-summary.jsonl", "a", encoding="utf-8") as f:
             f.write(json.dumps(summary) + "\n")
