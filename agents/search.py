@@ -44,12 +44,13 @@ rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
 The belief the determinizations come from is the ``belief`` key (:mod:`agents.belief`):
 ``uniform``, ``rule`` (the opponent model with the replay factor ``infer``) or
-``learned`` (the shipped learned model); the default ``auto`` is ``rule`` when ``infer``
-> 0 and ``uniform`` when it is 0, as before the key existed.
+``learned`` (the shipped learned model) or ``inferred`` (``pool`` samples of the ``base``
+belief weighted by the opponents' last turns, :mod:`agents.belief.inferred`); the default
+``auto`` is ``rule`` when ``infer`` > 0 and ``uniform`` when it is 0, as before the key existed.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
 ``search:rollout=ppo:models/contract1,top=4``, ``search:infer=0`` (uniform determinizations),
-``search:belief=learned``.  Everything random comes from the
+``search:belief=learned``, ``search:belief=inferred,pool=128``.  Everything random comes from the
 agent's seed (and :meth:`reset`): same seed, same view, same decision.
 """
 
@@ -60,7 +61,8 @@ import time
 from collections.abc import Sequence
 
 from agents.base import Agent
-from agents.belief import BELIEFS, Belief, make_belief
+from agents.belief import BASE_BELIEFS, BELIEFS, Belief, make_belief
+from agents.belief.inferred import DEFAULT_POOL
 from agents.heuristic import HeuristicAgent
 from agents.opponent_model import DEFAULT_FACTOR
 from agents.registry import Param, ParsedSpec
@@ -109,9 +111,12 @@ SEARCH_PARAMS: dict[str, Param] = {
     ),
     "belief": Param(
         str, "auto", "what the determinizations believe the opponents hold (agents.belief): uniform, rule "
-        "(the opponent model, replay factor infer), learned (the shipped learned model); auto: rule if infer > 0, "
-        "else uniform", choices=("auto", *BELIEFS),
+        "(the opponent model, replay factor infer), learned (the shipped learned model), inferred (base's samples "
+        "weighted by the opponents' last turns under the heuristic); auto: rule if infer > 0, else uniform",
+        choices=("auto", *BELIEFS),
     ),
+    "base": Param(str, "learned", "where belief=inferred draws its candidates from", choices=BASE_BELIEFS),
+    "pool": Param(int, DEFAULT_POOL, "candidates belief=inferred draws and weighs per decision", minimum=1),
 }
 
 
@@ -134,6 +139,8 @@ class SearchAgent:
         race_z: float = DEFAULT_RACE_Z,
         race_top: int = DEFAULT_RACE_TOP,
         race_stop: float = DEFAULT_RACE_STOP,
+        base: str = "learned",
+        pool: int = DEFAULT_POOL,
     ) -> None:
         from agents.registry import make_agent  # the rollout policy is any registered agent
 
@@ -148,7 +155,7 @@ class SearchAgent:
         if belief == "auto":
             belief = "rule" if infer > 0 else "uniform"
         #: where the determinizations come from (agents.belief); a ValueError for an unknown name
-        self.belief: Belief = make_belief(belief, infer)
+        self.belief: Belief = make_belief(belief, infer, base, pool)
         self.rollout_spec = str(rollout)  # a spec parsed (and checked) by the caller is built as it is
         self.guide = HeuristicAgent(seed)
         # one rollout agent per seat (built for 4; a table uses the first n)

@@ -18,7 +18,10 @@ Three beliefs, by name (:func:`make_belief`, search's ``belief=`` key):
 - ``rule``: today's rule model (:mod:`agents.opponent_model`): an unopened opponent's
   hidden cards replay ``factor`` draws per stock draw it made, keeping what helps;
 - ``learned``: the newest shipped learned model (:mod:`agents.belief.learned`), fitted on game
-  records of the built-in agents.
+  records of the built-in agents;
+- ``inferred``: a base belief's samples (``learned`` unless told) weighted by how well they
+  explain each opponent's last turn if the opponent plays the heuristic
+  (:mod:`agents.belief.inferred`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import determinize_view, hidden_slots, unseen_pool
 
 #: The belief names :func:`make_belief` and search's ``belief=`` accept.
-BELIEFS = ("uniform", "rule", "learned")
+BELIEFS = ("uniform", "rule", "learned", "inferred")
+#: The beliefs ``inferred`` can draw its candidates from.
+BASE_BELIEFS = ("uniform", "rule", "learned")
 
 #: Samples the rule model's expected counts average (it is a sampler, not a formula).
 RULE_SAMPLES = 64
@@ -117,14 +122,22 @@ class RuleBelief(Belief):
         return informed_determinization(view, rng, self.factor)
 
 
-def make_belief(name: str, factor: float = DEFAULT_FACTOR) -> Belief:
+def make_belief(name: str, factor: float = DEFAULT_FACTOR, base: str = "learned", pool: int | None = None) -> Belief:
     """The belief named ``name``: ``uniform``, ``rule`` (with the replay ``factor``),
-    ``learned`` (the newest shipped model), or a shipped learned model's name (``belief-v1``).
+    ``learned`` (the newest shipped model), a shipped learned model's name (``belief-v1``),
+    or ``inferred`` (candidates from the belief named ``base``, ``pool`` of them per view:
+    :class:`agents.belief.inferred.InferredBelief`).
 
     Raises:
-        ValueError: an unknown name.
+        ValueError: an unknown name, a ``base`` that is itself ``inferred``, or a ``pool`` below 1.
         agents.belief.model.BeliefModelError: a learned model that does not load.
     """
+    if name == "inferred":
+        from agents.belief.inferred import DEFAULT_POOL, InferredBelief
+
+        if base == "inferred":
+            raise ValueError("the base of the inferred belief cannot be the inferred belief")
+        return InferredBelief(make_belief(base, factor), DEFAULT_POOL if pool is None else pool)
     if name == "uniform":
         return UniformBelief()
     if name == "rule":
@@ -138,4 +151,4 @@ def make_belief(name: str, factor: float = DEFAULT_FACTOR) -> Belief:
     raise ValueError(f"unknown belief {name!r}; known: {', '.join(BELIEFS)} (or a shipped model such as belief-v1)")
 
 
-__all__ = ["BELIEFS", "Belief", "RuleBelief", "UniformBelief", "make_belief"]
+__all__ = ["BASE_BELIEFS", "BELIEFS", "Belief", "RuleBelief", "UniformBelief", "make_belief"]
