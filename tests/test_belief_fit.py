@@ -165,6 +165,28 @@ def test_measure_scores_every_belief(tmp_path: Path) -> None:
     assert "| learned - uniform | +0.000 [" in table and "| JK |" in table
 
 
+def test_measure_scores_the_inferred_belief_beside_the_others_without_changing_them(tmp_path: Path) -> None:
+    from agents.belief.features import NUM_FEATURES
+    from agents.belief.model import BeliefModel
+    from experiments.training.belief.measure import MeasureConfig, run
+
+    rng = np.random.default_rng(2)
+    path = str(BeliefModel("belief-v0", {4: rng.normal(0, 0.3, NUM_FEATURES)}).save(tmp_path / "m.json"))
+    base = dict(contracts=(4,), deals=10, agents=("heuristic", "greedy"), model=path, rule_samples=2)
+    log = lambda m: None  # noqa: E731
+    without = run(MeasureConfig(out=str(tmp_path / "a"), **base), log=log)
+    with_inferred = run(MeasureConfig(out=str(tmp_path / "b"), inferred_pool=4, **base), log=log)
+    b = with_inferred["beliefs"]
+    for name, summary in without["beliefs"].items():
+        assert b[name] == summary  # the other beliefs' rows do not move
+    assert {"inferred shift", "inferred", "pool", "learned [heuristic]", "inferred shift [other]"} <= set(b)
+    d = with_inferred["differences"]
+    assert {"inferred shift - learned", "inferred - pool", "inferred shift [heuristic] - learned [heuristic]"} <= set(d)
+    # each opponent is scored once overall and once in its group
+    assert b["learned [heuristic]"]["pairs"] + b["learned [other]"]["pairs"] == b["learned"]["pairs"]
+    assert "inferred posterior" in with_inferred["ms_per_call"]
+
+
 def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
     from agents.belief.features import NUM_FEATURES
     from agents.belief.model import BeliefModel

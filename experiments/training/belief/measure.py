@@ -24,6 +24,18 @@ Scored against the true hidden counts ``n`` (``k`` cards, ``pool`` unseen copies
   Student t over the held-out deals (positions of one deal are not independent);
 - **time** per call: expected counts and one sample of each belief, against the uniform
   sample in the same run.
+
+With ``--inferred-pool N`` the inferred belief (:mod:`agents.belief.inferred`: ``N``
+samples of the learned model weighted by the opponents' last turns) is scored too, three
+ways from the same pool of candidates: ``inferred`` (the weighted mean of the pool, mixed
+with the uniform belief as the rule model is), ``pool`` (the *unweighted* mean of the same
+candidates, mixed alike: what the weights are compared with, so that the sampling noise of
+a finite pool cancels in the paired difference) and ``inferred shift`` (the learned
+expectation moved by the weighted minus the unweighted pool mean, floored at
+:data:`SHIFT_FLOOR` of the learned expectation and rescaled to the hidden cards: with equal
+weights it is the learned belief exactly).  Each of these and ``learned`` is also scored
+apart for the opponents that were ``heuristic`` and those that were not (``[heuristic]``,
+``[other]``): the inference assumes the heuristic.
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from agents.belief import Belief, RuleBelief, UniformBelief
+from agents.belief.inferred import InferredBelief
 from agents.belief.learned import LearnedBelief
 from agents.belief.model import SHIPPED_BELIEF
 from carioca_env.cards import NUM_CARD_TYPES, card_str
@@ -66,6 +79,10 @@ RULE_EPS_FIXED = 0.05
 BINS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 0.85, 1.0)
 #: Probabilities are clipped to [CLIP, 1 - CLIP] for the per-copy log-loss.
 CLIP = 1e-4
+#: ``inferred shift`` keeps at least this share of the learned expectation of each card.
+SHIFT_FLOOR = 0.05
+#: The uniform weight mixed into the pool means (``inferred``, ``pool``), as the rule model's.
+INFERRED_EPS = RULE_EPS_FIXED
 
 
 @dataclass(frozen=True)
@@ -86,6 +103,7 @@ class MeasureConfig:
         out: folder for ``belief-measure.json``.
         plot: the reliability diagram's PNG ('' for none).
         merge: measurement files to merge instead of playing (see :func:`merge`).
+        inferred_pool: candidates of the inferred belief per position (0: not scored).
     """
 
     players: tuple[int, ...] = (2,)
@@ -100,6 +118,7 @@ class MeasureConfig:
     out: str = "runs/belief-measure"
     plot: str = ""
     merge: tuple[str, ...] = ()
+    inferred_pool: int = 0
 
 
 def card_log_loss(expected: np.ndarray, hidden: np.ndarray) -> float:
@@ -208,6 +227,12 @@ def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[f
         pairs = [("learned", "uniform"), ("learned", fixed), ("learned", best_rule), (fixed, "uniform")]
         if "baseline" in group:
             pairs += [("learned", "baseline"), ("baseline", "uniform"), ("baseline", fixed)]
+        if "inferred shift" in group:
+            pairs += [("inferred shift", "learned"), ("inferred shift", "uniform"), ("inferred", "pool"),
+                      ("inferred", "learned")]
+            pairs += [(f"{a} [{who}]", f"{b} [{who}]") for who in ("heuristic", "other")
+                      for a, b in (("inferred shift", "learned"), ("inferred", "pool"))]
+        pairs = [(a, b) for a, b in pairs if a in group and b in group and group[a].by_deal and group[b].by_deal]
         for a, b in pairs:
             d = paired_difference(group[a].deal_means(), group[b].deal_means())
             out[f"{a} - {b}"] = {"mean": d.mean, "low": d.low, "high": d.high, "deals": d.n}
@@ -248,7 +273,11 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
     ``.md``: :func:`report`)."""
     uniform, rule, learned = UniformBelief(), RuleBelief(samples=cfg.rule_samples), LearnedBelief.load(cfg.model)
     baseline = LearnedBelief.load(cfg.baseline) if cfg.baseline else None
+    inferred = InferredBelief(learned, cfg.inferred_pool) if cfg.inferred_pool else None
     names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned", *(["baseline"] if baseline else [])]
+    if inferred is not None:
+        split = ("learned", "inferred shift", "inferred", "pool")
+        names += ["inferred shift", "inferred", "pool", *(f"{n} [{who}]" for n in split for who in ("heuristic", "other"))]
     per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
     times: dict[str, list[float]] = defaultdict(list)
     cache = AgentCache()
@@ -258,6 +287,18 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
         out = fn(*args)
         times[key].append(time.perf_counter() - t)
         return out
+
+    def inferred_rows(belief: InferredBelief, view: Any, base: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The inferred belief's three expectations (see the module docstring); ``base``
+        is the learned expectation."""
+        post = belief.posterior(view)
+        counts = post.hidden_counts(view.num_players)
+        weighted = np.tensordot(post.weights, counts, axes=1)
+        plain = counts.mean(axis=0)
+        shift = np.maximum(base + weighted - plain, SHIFT_FLOOR * base)
+        totals = shift.sum(axis=1, keepdims=True)
+        shift = np.divide(shift * base.sum(axis=1, keepdims=True), totals, out=np.zeros_like(shift), where=totals > 0)
+        return shift, weighted, plain
 
     def visit(pos: Position) -> None:
         view = pos.view
@@ -270,6 +311,8 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
         for name, belief in (("uniform", uniform), ("rule", rule), ("learned", learned)):
             b: Belief = belief
             timed(f"{name} sample", b.sample, view, rng)
+        e_inferred = timed("inferred posterior", inferred_rows, inferred, view, e_learned) \
+            if inferred is not None else None
         pool = np.array(unseen_pool(view), dtype=float)
         key = (view.num_players, view.deal, pos.deal)
         for s in range(view.num_players):
@@ -280,6 +323,14 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
                 rows["baseline"] = e_base[s]
             for eps in RULE_EPS:
                 rows[f"rule eps={eps:g}"] = (1 - eps) * e_rule[s] + eps * e_uni[s]
+            if e_inferred is not None:
+                shift, weighted, plain = (e[s] for e in e_inferred)
+                rows["inferred shift"] = shift
+                rows["inferred"] = (1 - INFERRED_EPS) * weighted + INFERRED_EPS * e_uni[s]
+                rows["pool"] = (1 - INFERRED_EPS) * plain + INFERRED_EPS * e_uni[s]
+                who = "heuristic" if pos.specs[s] == "heuristic" else "other"
+                for n in ("learned", "inferred shift", "inferred", "pool"):
+                    rows[f"{n} [{who}]"] = rows[n]
             for n, e in rows.items():
                 per_contract[view.deal][n].add(key, e, pos.hidden[s], pool)
 
@@ -415,6 +466,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     p.add_argument("--rule-samples", type=int_at_least(1), default=64)
     p.add_argument("--out", default="runs/belief-measure")
     p.add_argument("--plot", default="", help="write the reliability diagram to this PNG")
+    p.add_argument("--inferred-pool", type=int_at_least(0), default=0,
+                   help="also score the inferred belief with this many candidates per position (0: not)")
     p.add_argument("--merge", nargs="+", default=[], metavar="JSON",
                    help="merge these belief-measure.json files (parts of one measurement) instead of playing")
     a = p.parse_args(argv)
@@ -438,7 +491,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
             except BeliefModelError as exc:
                 p.error(f"argument {flag}: {exc}")
     return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
-                         a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge))
+                         a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge), a.inferred_pool)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
