@@ -12,6 +12,8 @@ play, a state every few moves):
   states to the end of the deal;
 - ``clone.search.decision.p2``: seconds per decision of the default ``search`` agent at
   the states where it has a real choice (measured once: it is the slow one);
+  ``clone.search.decision.p2.learned`` and ``.inferred``: the same with
+  ``belief=learned`` and ``belief=inferred`` (:mod:`agents.belief`), at the same states;
 - ``clone.openspiel``: microseconds of OpenSpiel's ``state.clone()`` on gin_rummy
   states reached by random play, as many as ours (when OpenSpiel is installed).
 
@@ -101,11 +103,11 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
         dt = time.perf_counter() - t0
         return Sample(decisions / dt, {"decisions": decisions, "seconds": dt})
 
-    def search_decision(rep: int) -> Sample:
+    def search_decision(rep: int, belief: str = "auto") -> Sample:
         from agents.search import SearchAgent
 
-        agent = SearchAgent(seed=seed) if sizes.clone_search_sims is None else SearchAgent(
-            seed=seed, sims=sizes.clone_search_sims)
+        agent = SearchAgent(seed=seed, belief=belief) if sizes.clone_search_sims is None else SearchAgent(
+            seed=seed, sims=sizes.clone_search_sims, belief=belief)
         spent = 0.0
         n = 0
         picked = states()[:: max(1, len(states()) // sizes.clone_search_decisions)][: sizes.clone_search_decisions]
@@ -133,6 +135,9 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
              search_decision, higher_is_better=False, once=True,
              note="states with a choice or not; forced moves cost nothing"),
     ]
+    units += [Unit("clone", f"clone.search.decision.p2.{b}", f"search:belief={b}, s per searched state, 2p", "s",
+                   lambda rep, b=b: search_decision(rep, b), higher_is_better=False, once=True,
+                   note="the states of clone.search.decision.p2") for b in ("learned", "inferred")]
     try:
         importlib.import_module("pyspiel")
     except ImportError:
@@ -171,4 +176,9 @@ def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callabl
 CLONE_RATIOS = [
     ("clone/deepcopy", "clone.clone.p2", "clone.deepcopy.p2", "deepcopy"),
     ("clone/openspiel", "clone.clone.p2", "clone.openspiel", "OpenSpiel clone"),
+    ("search.learned/default", "clone.search.decision.p2.learned", "clone.search.decision.p2", "search (rule belief)"),
+    ("search.inferred/default", "clone.search.decision.p2.inferred", "clone.search.decision.p2",
+     "search (rule belief)"),
+    ("search.inferred/learned", "clone.search.decision.p2.inferred", "clone.search.decision.p2.learned",
+     "search:belief=learned"),
 ]
