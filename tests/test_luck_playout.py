@@ -117,7 +117,7 @@ def test_run_rows_fields_raw_and_determinism(tmp_path: Path) -> None:
     cfg = _cfg(tmp_path / "a")
     (summary,) = run(cfg)
     for key in ("raw_sd", "value_sd", "perfect_sd", "half_sd", "value_ratio", "perfect_ratio", "half_ratio",
-                "perfect_ratio_low", "perfect_ratio_high", "half_ratio_low", "half_ratio_high",
+                "perfect_ratio_low", "perfect_ratio_high", "gap_ratio", "gap_ratio_low", "gap_ratio_high", "half_ratio_low", "half_ratio_high",
                 "value_ratio_low", "value_ratio_high", "cpu_seconds_per_game", "raw_cpu_seconds_per_game",
                 "draws_per_game", "playouts_per_game"):
         assert np.isfinite(summary[key]), key

@@ -258,15 +258,17 @@ def _ratios(raw: np.ndarray, by_value: np.ndarray, h1: np.ndarray, h2: np.ndarra
     sd = {"raw": float(np.std(raw, ddof=1)), "value": float(np.std(by_value, ddof=1)),
           "perfect": max(perfect, 0.0) ** 0.5,
           "half": float((np.std(h1, ddof=1) + np.std(h2, ddof=1)) / 2.0)}
-    return {**{f"{k}_sd": v for k, v in sd.items()},
-            **{f"{k}_ratio": (v / sd["raw"] if sd["raw"] > 0 else float("nan")) for k, v in sd.items() if k != "raw"},
-            "perfect_variance": perfect}
+    ratios = {f"{k}_ratio": (v / sd["raw"] if sd["raw"] > 0 else float("nan")) for k, v in sd.items() if k != "raw"}
+    # how far the value function is from the perfect correction, on the same decks
+    ratios["gap_ratio"] = ratios["value_ratio"] - ratios["perfect_ratio"]
+    return {**{f"{k}_sd": v for k, v in sd.items()}, **ratios, "perfect_variance": perfect}
 
 
 def summarize(cfg: PlayoutConfig, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One contract's summary of its deck rows: means, standard deviations and ratios to raw
     (``perfect``: from the two halves' covariance; ``half``: one half's own, the mean of
-    the two), each ratio with a 95% percentile interval from a seeded bootstrap over decks."""
+    the two; ``gap``: the value function's ratio minus the perfect one), each with a 95%
+    percentile interval from a seeded bootstrap over decks."""
     k = rows[0]["contract"]
     cols = {c: np.array([r[c] for r in rows], dtype=np.float64) for c in ("raw", f"v{cfg.value}", "half1", "half2")}
     args = (cols["raw"], cols[f"v{cfg.value}"], cols["half1"], cols["half2"])
@@ -274,7 +276,7 @@ def summarize(cfg: PlayoutConfig, rows: Sequence[dict[str, Any]]) -> dict[str, A
                            "playout_agents": cfg.playout_agents, "value": cfg.value,
                            "means": {c: float(v.mean()) for c, v in cols.items()}, **_ratios(*args)}
     rng = np.random.default_rng(derive_seed(LUCK_FIT, cfg.seed, f"{TAG}-bootstrap", k))
-    names = ("value_ratio", "perfect_ratio", "half_ratio")
+    names = ("value_ratio", "perfect_ratio", "half_ratio", "gap_ratio")
     boot = {n: [] for n in names}  # type: dict[str, list[float]]
     for _ in range(cfg.bootstrap):
         idx = rng.integers(0, len(rows), len(rows))
