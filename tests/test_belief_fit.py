@@ -185,6 +185,9 @@ def test_measure_scores_the_inferred_belief_beside_the_others_without_changing_t
     # each opponent is scored once overall and once in its group
     assert b["learned [heuristic]"]["pairs"] + b["learned [other]"]["pairs"] == b["learned"]["pairs"]
     assert "inferred posterior" in with_inferred["ms_per_call"]
+    only_heuristic = run(MeasureConfig(out=str(tmp_path / "c"), inferred_pool=2, **dict(base, agents=("heuristic",))),
+                         log=log)
+    assert "learned [heuristic]" in only_heuristic["beliefs"] and "learned [other]" not in only_heuristic["beliefs"]
 
 
 def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:

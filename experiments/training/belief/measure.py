@@ -241,10 +241,11 @@ def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[f
     keep = ("log_loss", "low", "high", "pairs", "ece")
     return {
         **head,
-        "beliefs": {n: t.summary() for n, t in tallies.items()},
+        # a split that scored nothing (say, no opponent other than the heuristic) is left out
+        "beliefs": {n: t.summary() for n, t in tallies.items() if t.by_deal},
         "differences": diffs(tallies),
         "per_contract": {str(c): {"beliefs": {n: {k: v for k, v in t.summary().items() if k in keep}
-                                              for n, t in group.items()},
+                                              for n, t in group.items() if t.by_deal},
                                   "differences": diffs(group)} for c, group in sorted(per_contract.items())},
         "ms_per_call": {k: 1000 * float(np.mean(v)) for k, v in times.items()},
         "best_rule": best_rule,
