@@ -168,3 +168,21 @@ def heuristic_states(n: int, deal: int, seed: int, every: int = 7) -> list[Game]
         s = game.current
         game.apply(agents[s].act(game.view(s), game.legal_moves()))
     return out
+
+
+def against_heuristic(agent, deal: int, seed: int, moves: int) -> list:
+    """The moves of a 2-player one-deal game (game seed ``seed``) of ``agent`` in seat 0
+    against a heuristic (seeded ``seed + 1``), at most ``moves``; each checked legal."""
+    from agents.heuristic import HeuristicAgent
+
+    game = Game(GameConfig(2, (deal,)), seed=seed)
+    other = HeuristicAgent(seed + 1)
+    out = []
+    while not game.game_over and len(out) < moves:
+        s = game.current
+        legal = game.legal_moves()
+        move = (agent if s == 0 else other).act(game.view(s), legal)
+        assert move in legal
+        out.append(move)
+        game.apply(move)
+    return out

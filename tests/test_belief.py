@@ -25,7 +25,7 @@ from carioca_env import Game, GameConfig, MoveKind
 from carioca_env.cards import NUM_CARD_TYPES, cards_of
 from carioca_env.determinize import hidden_slots, unseen_pool
 
-from random_play import heuristic_states
+from random_play import against_heuristic, heuristic_states
 
 
 def _states() -> list[Game]:
@@ -193,17 +193,7 @@ def test_declined_cards_replay_the_pile() -> None:
 
 
 def _decisions(spec: str, seed: int = 5) -> list:
-    game = Game(GameConfig(2, (1,)), seed=seed)
-    search = make_agent(spec, seed)
-    other = HeuristicAgent(seed + 1)
-    moves = []
-    while not game.game_over and len(moves) < 40:
-        s = game.current
-        legal = game.legal_moves()
-        move = (search if s == 0 else other).act(game.view(s), legal)
-        moves.append(move)
-        game.apply(move)
-    return moves
+    return against_heuristic(make_agent(spec, seed), 1, seed, 40)
 
 
 def test_belief_key_maps_to_infer_and_changes_nothing_for_old_specs() -> None:
@@ -466,15 +456,6 @@ def test_the_shipped_belief_loads_by_name_and_was_fitted_off_evaluation_decks() 
 
 
 def test_search_plays_legally_with_the_learned_belief() -> None:
-    game = Game(GameConfig(2, (6,)), seed=8)
     search = make_agent("search:sims=2,belief=learned", 8)
     assert isinstance(search.belief, LearnedBelief)
-    other = HeuristicAgent(9)
-    for _ in range(60):
-        if game.game_over:
-            break
-        s = game.current
-        legal = game.legal_moves()
-        move = (search if s == 0 else other).act(game.view(s), legal)
-        assert move in legal
-        game.apply(move)
+    assert against_heuristic(search, 6, 8, 60)  # each move checked legal

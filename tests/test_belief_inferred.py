@@ -18,6 +18,8 @@ from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent
 from carioca_env import Game, GameConfig
 
+from random_play import against_heuristic
+
 GAMES = ((2, 4, 1), (3, 1, 2), (4, 6, 3), (2, 7, 4), (2, 2, 5), (3, 3, 6), (4, 5, 8))
 
 
@@ -141,21 +143,9 @@ def test_a_view_whose_history_does_not_replay_explains_nothing() -> None:
 
 def test_search_with_the_inferred_belief_plays_legally_and_reproducibly() -> None:
     def play(seed: int) -> list:
-        game = Game(GameConfig(2, (4,)), seed=seed)
         search = make_agent("search:sims=4,belief=inferred,base=uniform,pool=8", seed)
         assert isinstance(search.belief, InferredBelief)
-        other = HeuristicAgent(seed + 1)
-        moves = []
-        for _ in range(50):
-            if game.game_over:
-                break
-            s = game.current
-            legal = game.legal_moves()
-            move = (search if s == 0 else other).act(game.view(s), legal)
-            assert move in legal
-            moves.append(move)
-            game.apply(move)
-        return moves
+        return against_heuristic(search, 4, seed, 50)  # each move checked legal
 
     assert play(8) == play(8)
 
