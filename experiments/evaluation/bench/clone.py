@@ -32,6 +32,7 @@ import pickle
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from experiments.evaluation.bench.config import Sizes
@@ -136,7 +137,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
              note="states with a choice or not; forced moves cost nothing"),
     ]
     units += [Unit("clone", f"clone.search.decision.p2.{b}", f"search:belief={b}, s per searched state, 2p", "s",
-                   lambda rep, b=b: search_decision(rep, b), higher_is_better=False, once=True,
+                   partial(search_decision, belief=b), higher_is_better=False, once=True,
                    note="the states of clone.search.decision.p2") for b in ("learned", "inferred")]
     try:
         importlib.import_module("pyspiel")
