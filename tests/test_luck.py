@@ -364,3 +364,30 @@ def test_the_luck_value_option_corrects_with_the_named_version(tmp_path: Path, c
         assert message in err and "Traceback" not in err and not (tmp_path / "bad").exists()
     with pytest.raises(value_module.ValueFileError, match="versions 1-4, got 0"):
         shipped_version(0)
+
+
+def test_seat_deal_seats_the_specs_and_replays_the_same_game() -> None:
+    """``seat_deal`` deals the stacked deck with one seat per spec, and two calls with the
+    same seeds play move for move the same deal (every luck measurement relies on it)."""
+    import random
+
+    from carioca_env.cards import full_deck
+    from experiments.evaluation.luck.seated import seat_deal
+
+    deck = full_deck()
+    random.Random(7).shuffle(deck)
+
+    def moves() -> list[str]:
+        game, agents = seat_deal(deck, 1, 3, ["heuristic", "random"], [11, 12], 13)
+        assert [a.name for a in agents] == ["heuristic", "random"]
+        assert game.num_players == 2
+        played = []
+        while not game.deal_results and len(played) < 400:
+            move = agents[game.current].act(game.view(game.current), game.legal_moves())
+            played.append(str(move))
+            game.apply(move)
+        return played
+
+    first = moves()
+    assert len(first) > 10
+    assert first == moves()

@@ -113,10 +113,9 @@ def fit_deal_rng(seed: int, players: int, contract: int, deal: int) -> random.Ra
 
 def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[str, Any]:
     """Play one fitting deal; its recorded states and final penalties."""
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
+    from experiments.evaluation.luck.seated import seat_deal
     stats_of = features2.state_stats if cfg.version == MLP_VERSION else features.state_stats
 
     rng = fit_deal_rng(cfg.seed, players, contract, deal)
@@ -126,11 +125,8 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
     pool = [a for a in named if a]
     specs = [pool[rng.randrange(len(pool))] for _ in range(players)]
     seeds = [derive_seed(SEED_NAMESPACE, cfg.seed, "agent", players, contract, deal, s) for s in range(players)]
-    agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-    for a, sd in zip(agents, seeds):
-        a.reset(sd)
-    game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)),
-                          derive_seed(SEED_NAMESPACE, cfg.seed, "game", players, contract, deal))
+    game, agents = seat_deal(deck, dealer, contract, specs, seeds,
+                             derive_seed(SEED_NAMESPACE, cfg.seed, "game", players, contract, deal))
     stats, movers, turns, stocks = [], [], [], []
     played = 0
     while not game.deal_results or game.deal_results[-1].cancelled:

@@ -85,17 +85,13 @@ def seatings(players: int) -> list[tuple[str, ...]]:
 def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str], seeds: Sequence[int],
               game_seed: int, max_turns: int, v2: Any) -> dict[str, Any]:
     """One game; per seat its penalty, the sum of its centred basis rows and its version-2 correction."""
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
+    from experiments.evaluation.luck.seated import seat_deal
     from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
-    game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
-    agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-    for a, sd in zip(agents, seeds):
-        a.reset(sd)
+    game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
     width = n * len(features3.CONTEXT) * len(features3.ATTRS)
     sums = np.zeros((n, width))
     v2sum = np.zeros(n)

@@ -69,18 +69,14 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     """One game; per seat its penalty, its summed centred draw and action rows, and its
     correction by ``v3``."""
     from agents.base import declared_choice
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
     from experiments.evaluation.luck.correction import LuckTracker
+    from experiments.evaluation.luck.seated import seat_deal
     from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
-    game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
-    agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-    for a, sd in zip(agents, seeds):
-        a.reset(sd)
+    game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
     tracker = LuckTracker(v3, n)
     draw_sums = np.zeros((n, n * len(features3.CONTEXT) * len(features3.ATTRS)))
     action_sums = np.zeros((n, n * len(features3.CONTEXT) * len(features4.ACTION_ATTRS)))

@@ -76,18 +76,14 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     """One game: its penalties, its stock draw events (``ctx [n, C]``, ``attrs [K, n, A]``,
     ``counts [K]``, the drawn card's index in them, the drawer), the summed centred
     version-3 basis rows and the corrections by ``v3``, per seat."""
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
     from experiments.evaluation.luck.correction import LuckTracker
+    from experiments.evaluation.luck.seated import seat_deal
     from experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
-    game = Game.from_deck(deck, dealer, GameConfig(num_players=n, deals=(contract,)), game_seed)
-    agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-    for a, sd in zip(agents, seeds):
-        a.reset(sd)
+    game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
     tracker = LuckTracker(v3, n)
     sums = np.zeros((n, n * len(features3.CONTEXT) * len(features3.ATTRS)))
     events: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int]] = []

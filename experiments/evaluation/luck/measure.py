@@ -60,6 +60,7 @@ from experiments.cli import run_script
 from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.fit import fit_deck, learned_spec
+from experiments.evaluation.luck.seated import seat_deal
 from experiments.evaluation.luck.value import SHIPPED_FILE, SHIPPED_FILES, AnyValue, load_value
 
 #: The version of the default value function (``--luck-correction``'s).
@@ -223,15 +224,10 @@ def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
 def _duplicate_pair(deck: list[int], dealer: int, contract: int, agents: tuple[str, str], seeds: list[int],
                     max_turns: int) -> float:
     """x's minus y's penalty per deal over the two seatings of one 2-player deck."""
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
 
     diff = 0.0
     for seating in ((0, 1), (1, 0)):
-        game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(contract,)), seeds[0])
-        players = [make_agent(agents[a], sd) for a, sd in zip(seating, seeds)]
-        for agent, sd in zip(players, seeds):
-            agent.reset(sd)
+        game, players = seat_deal(deck, dealer, contract, [agents[a] for a in seating], seeds, seeds[0])
         pen = play_deal(game, players, max_turns)
         x = seating.index(0)
         diff += (pen[x] - pen[1 - x]) / 2.0
@@ -332,8 +328,6 @@ def action_ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
     import numpy as np
 
     from agents.base import declared_choice
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from carioca_env.moves import MoveKind
     from experiments.common.seeds import LUCK_FIT, derive_seed
     from experiments.evaluation.luck import features4
@@ -353,10 +347,7 @@ def action_ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
             diff, terms = 0.0, np.zeros(2)  # terms: each half's x-minus-y action terms, over the pair
             for seating in ((0, 1), (1, 0)):
                 specs = [entries[a] for a in seating]
-                game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(k,)), seeds[0])
-                agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-                for agent, sd in zip(agents, seeds):
-                    agent.reset(sd)
+                game, agents = seat_deal(deck, dealer, k, specs, seeds, seeds[0])
                 x = seating.index(0)
                 turns = 0
                 while not game.deal_results or game.deal_results[-1].cancelled:

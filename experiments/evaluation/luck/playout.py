@@ -208,11 +208,10 @@ def play_deck(cfg: PlayoutConfig, contract: int, deck: int) -> tuple[dict[str, A
     """One deck's duplicate pair, raw and corrected: its row (x - y per deal, raw, by the
     value function and by each half's playouts), and the CPU seconds of playing it
     corrected and of playing it raw."""
-    from agents.registry import make_agent
-    from carioca_env import Game, GameConfig
     from experiments.evaluation.luck.correction import LuckTracker
     from experiments.evaluation.luck.fit import fit_deck
     from experiments.evaluation.luck.measure import _duplicate_pair, _entries, play_deal
+    from experiments.evaluation.luck.seated import seat_deal
     from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
 
     entries = _entries(cfg, contract)  # type: ignore[arg-type]  # it reads .agents and .players only
@@ -223,10 +222,7 @@ def play_deck(cfg: PlayoutConfig, contract: int, deck: int) -> tuple[dict[str, A
     t0 = time.process_time()
     for seating in ((0, 1), (1, 0)):
         specs = [entries[a] for a in seating]
-        game = Game.from_deck(deck_cards, dealer, GameConfig(num_players=2, deals=(contract,)), seeds[0])
-        agents = [make_agent(sp, sd) for sp, sd in zip(specs, seeds)]
-        for agent, sd in zip(agents, seeds):
-            agent.reset(sd)
+        game, agents = seat_deal(deck_cards, dealer, contract, specs, seeds, seeds[0])
         tracker = LuckTracker(value, 2)
         played = PlayoutTracker(specs if cfg.playout_agents == "actual" else ["heuristic"] * 2,
                                 (cfg.seed, f"{TAG}-draw", cfg.playout_agents, contract, deck, seating[0]),
