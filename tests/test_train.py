@@ -398,3 +398,27 @@ def test_train_all_quick_runs_every_stage(tmp_path: Path) -> None:
     assert {"results.csv", "pairs.csv", "results.md", "penalty.png"} <= {p.name for p in out.iterdir()}
     # a rerun trains nothing again and replays no deal
     assert train_all.run(args) == 0
+
+
+def test_run_clock_adds_the_saved_sessions_and_refuses_a_broken_state_file(tmp_path: Path) -> None:
+    """A resumed run's clock starts from the seconds its state file recorded, saving keeps
+    the file's other keys, and a state file that is not JSON, not an object, or whose time
+    is not a number is refused with a TrainError naming it (not a traceback)."""
+    from experiments.training.train.errors import TrainError
+    from experiments.training.train.files import RunClock
+
+    state = tmp_path / "state.json"
+    fresh = RunClock(state)
+    assert 0.0 <= fresh() < 60.0
+    fresh.save()
+    assert json.loads(state.read_text())["wall_time_s"] >= 0.0
+    state.write_text(json.dumps({"wall_time_s": 1000.0, "other": 3}) + "\n")
+    resumed = RunClock(state)
+    assert 1000.0 <= resumed() < 1060.0
+    resumed.save()
+    saved = json.loads(state.read_text())
+    assert saved["other"] == 3 and saved["wall_time_s"] >= 1000.0
+    for bad in ("{not json", "[1, 2]", '{"wall_time_s": "soon"}'):
+        state.write_text(bad)
+        with pytest.raises(TrainError, match="state.json"):
+            RunClock(state)

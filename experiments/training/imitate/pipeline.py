@@ -22,7 +22,6 @@ import csv
 import datetime as _dt
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -165,7 +164,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     from agents.ppo_agent import _rng_preserved, env_layout, model_card
     from agents.threads import limit_torch_threads
     from experiments.training.train import check_writable, package_versions, save_model
-    from experiments.training.train.files import remove_run_files
+    from experiments.training.train.files import RunClock, remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
@@ -178,18 +177,12 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
-    t0 = time.monotonic()
     try:
         try:
             folder = DataFolder(out / "data", {**config.data_meta(), **env_layout(config.players, config.features)})
         except DatasetError as exc:
             raise ImitateError(str(exc)) from None
-        state_file = out / "state.json"
-        state = json.loads(state_file.read_text()) if state_file.exists() else {"wall_time_s": 0.0}
-        base_wall = float(state.get("wall_time_s", 0.0))
-
-        def wall() -> float:
-            return base_wall + time.monotonic() - t0
+        wall = RunClock(out / "state.json")
 
         num_actions = env_layout(config.players, config.features)["action_size"]
         _generate(config, folder, "heldout", 0, config.heldout_games, 1.0, teacher, opponents, None, progress)
@@ -228,8 +221,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
                    "value_explained_variance": acc["value_explained_variance"], "wall_time_s": round(wall(), 1)}
             curve = [r for r in curve if r["iteration"] != i] + [row]
             _write_curve(out / "imitation.csv", curve)
-            state["wall_time_s"] = wall()
-            state_file.write_text(json.dumps(state) + "\n")
+            wall.save()
             say(f"[imitate] iteration {i}: beta {beta:.2f}, {n} rows, held-out accuracy {acc['accuracy']:.3f} "
                 f"(uniform {acc['uniform_accuracy']:.3f}; {acc['choice_accuracy']:.3f} where there is a choice), "
                 f"{wall() / 60:.1f} min")

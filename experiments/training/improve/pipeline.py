@@ -24,7 +24,6 @@ import csv
 import datetime as _dt
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,7 +136,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     from experiments.training.imitate.dataset import DatasetError
     from experiments.training.imitate.pipeline import luck_problem, strength_against
     from experiments.training.train import check_writable, package_versions, save_model
-    from experiments.training.train.files import remove_run_files
+    from experiments.training.train.files import RunClock, remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
@@ -154,24 +153,17 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
-    t0 = time.monotonic()
     try:
         layout = env_layout(players, features)
         try:
             folder = AdvantageFolder(out / "data", {**config.data_meta(), **layout, "init": config.init})
         except DatasetError as exc:
             raise ImproveError(str(exc)) from None
-        state_file = out / "state.json"
-        state = json.loads(state_file.read_text()) if state_file.exists() else {"wall_time_s": 0.0}
-        base_wall = float(state.get("wall_time_s", 0.0))
-
-        def wall() -> float:
-            return base_wall + time.monotonic() - t0
+        wall = RunClock(out / "state.json")
 
         generate(config, folder, "heldout", features, players, workers, progress)
         generate(config, folder, "train", features, players, workers, progress)
-        state["wall_time_s"] = wall()
-        state_file.write_text(json.dumps(state) + "\n")
+        wall.save()
         heldout, train = folder.load("heldout"), folder.load("train")
         num_actions = layout["action_size"]
         n = len(train["action"])
@@ -203,8 +195,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             curve = [r for r in curve if r["epoch"] != e] + [{"epoch": e, "train_rows": n, "valued_rows": valued,
                                                               **losses, **m, "wall_time_s": round(wall(), 1)}]
             _write_curve(out / "improve.csv", curve)
-            state["wall_time_s"] = wall()
-            state_file.write_text(json.dumps(state) + "\n")
+            wall.save()
             say(f"[improve] epoch {e}: held-out gain {m['gain']:+.3f} [{m['gain_ci_low']:+.3f}, "
                 f"{m['gain_ci_high']:+.3f}] points per decision, {m['gain_per_seat_deal']:+.2f} per seat and deal; "
                 f"leaves the teacher at {m['deviations']:.1%} of valued decisions; {wall() / 60:.1f} min")

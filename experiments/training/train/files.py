@@ -1,13 +1,18 @@
-"""Files of a run folder: step counts in file names, the latest checkpoint, a writable ``--out``."""
+"""Files of a run folder: step counts in file names, the latest checkpoint, a writable
+``--out``, and the run's wall clock kept across resumed sessions."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from experiments.common.argtypes import check_output_path
+from experiments.common.files import write_file
 from experiments.training.train.errors import TrainError
 
 
@@ -48,3 +53,40 @@ def remove_run_files(out: Path, names: Iterable[str]) -> None:
             shutil.rmtree(p)
         elif p.exists() or p.is_symlink():
             p.unlink()
+
+
+class RunClock:
+    """The wall time of a resumable run: the seconds its earlier sessions recorded in
+    ``state.json`` (``wall_time_s``) plus this session's since the clock was made.
+
+    Calling the clock gives the run's seconds so far; :meth:`save` records them. The file
+    is replaced atomically, so a run killed while saving resumes with its last saved time
+    instead of an unreadable state file.
+
+    Raises:
+        TrainError: the state file exists but is not a JSON object with a number in
+            ``wall_time_s`` (naming the file; ``--overwrite`` starts the run again).
+    """
+
+    def __init__(self, state_file: Path) -> None:
+        self.path = Path(state_file)
+        self.state: dict[str, Any] = {"wall_time_s": 0.0}
+        if self.path.exists():
+            try:
+                state = json.loads(self.path.read_text(encoding="utf-8"))
+                float(state.get("wall_time_s", 0.0))  # refuse a file whose time is not a number
+            except (ValueError, TypeError, AttributeError, OSError) as exc:
+                raise TrainError(f"{self.path} is not a run state file ({type(exc).__name__}: {exc}); "
+                                 "pass --overwrite to start the run again") from None
+            self.state = state
+        self._base = float(self.state.get("wall_time_s", 0.0))
+        self._t0 = time.monotonic()
+
+    def __call__(self) -> float:
+        """The run's wall-clock seconds so far, over every session."""
+        return self._base + time.monotonic() - self._t0
+
+    def save(self) -> None:
+        """Record the run's seconds so far in the state file (atomically)."""
+        self.state["wall_time_s"] = self()
+        write_file(self.path, json.dumps(self.state) + "\n")
