@@ -286,9 +286,14 @@ def summarize(cfg: PlayoutConfig, rows: Sequence[dict[str, Any]]) -> dict[str, A
     return out
 
 
-def read_rows(path: Path) -> dict[tuple[int, int], dict[str, Any]]:
-    """The deck rows already written (a resumed run plays only the others); a line cut off
-    by a stop is dropped, anything else unreadable is an error."""
+#: The fields every deck row of this study has (:func:`read_rows`' default check).
+ROW_FIELDS = frozenset({"contract", "deck", "raw", "half1", "half2"})
+
+
+def read_rows(path: Path, required: frozenset[str] = ROW_FIELDS) -> dict[tuple[int, int], dict[str, Any]]:
+    """The deck rows already written, by (contract, deck) (a resumed run plays only the
+    others); a line cut off by a stop is dropped, anything else unreadable, or a row
+    without every field of ``required``, is an error."""
     done: dict[tuple[int, int], dict[str, Any]] = {}
     if not path.exists():
         return done
@@ -300,10 +305,18 @@ def read_rows(path: Path) -> dict[tuple[int, int], dict[str, Any]]:
             if i == len(lines) - 1:
                 break  # the last line, cut off
             raise ValueError(f"{path}: line {i + 1} is not JSON") from None
-        if not isinstance(row, dict) or not {"contract", "deck", "raw", "half1", "half2"} <= set(row):
+        if not isinstance(row, dict) or not required <= set(row):
             raise ValueError(f"{path}: line {i + 1} is not a deck row of this study")
         done[(row["contract"], row["deck"])] = row
     return done
+
+
+def drop_cut_line(path: Path) -> None:
+    """Drop a last line cut off by a stop (no final newline), so the next row appended
+    starts on its own line."""
+    if path.exists() and path.read_bytes() and not path.read_bytes().endswith(b"\n"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
 
 
 def _timings(path: Path, contract: int, decks: int) -> list[dict[str, Any]]:
@@ -328,10 +341,7 @@ def run(cfg: PlayoutConfig) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{cfg.name}.jsonl"
     done = read_rows(path)
-    if path.exists() and path.read_bytes() and not path.read_bytes().endswith(b"\n"):
-        # drop a line cut off by a stop, so the next row starts on its own line
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+    drop_cut_line(path)
     timing = out / f"{cfg.name}-cpu.jsonl"  # CPU seconds per deck, apart: the rows stay byte for byte
     summaries = []
     for k in cfg.contracts:

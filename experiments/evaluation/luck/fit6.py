@@ -1,0 +1,453 @@
+"""Fitting the version-3 draw features to *playout values* (version 6 candidate), 2 players.
+
+Usage::
+
+    python -m experiments.evaluation.luck.fit6 targets --contracts 1 --decks 600 --out runs/luck-v6
+    python -m experiments.evaluation.luck.fit5 record --players 2 --contracts 1 --decks 1200 --seed 62 \\
+        --out runs/luck-v6-heldout
+    python -m experiments.evaluation.luck.fit6 fit --contracts 1 --out runs/luck-v6 --heldout runs/luck-v6-heldout
+
+Versions 3 and 5 regress the draw corrections on *final deal penalties*, targets in which
+every later draw and choice adds noise.  Version 6 keeps version 3's model (a draw's value
+to a seat is ``basis(context, card attributes) @ w``,
+:mod:`experiments.evaluation.luck.features3`) but fits it to what each card is worth:
+
+``targets`` plays, on decks dealt from the fit's seed namespace (``carioca-luck-fit``, fit
+seed 6, deck label ``v6-deck``: never a tournament's decks, nor any other version's), the
+two duplicate lineups of heuristic against greedy
+(:func:`experiments.evaluation.luck.fit3.fit_games`).  A share ``--rate`` of the stock
+draws, chosen by a generator seeded by the deck, game and draw alone, is *valued*: for
+every card type in the stock, each seat's mean final deal penalty over ``--rollouts``
+playouts of the deal from the state with that card drawn
+(:func:`experiments.evaluation.luck.playout.card_value`: the rest of the stock
+reshuffled, the same seeds for every card of a draw, so differences between cards carry
+little of the playouts' noise), by the seated agents (``--playout-agents actual``) or by
+the heuristic in every seat.  One JSON line per deck (resumable; a stop loses at most the
+deck being played): per valued draw the mover, the card types and their copies, the
+version-3 context and attributes, and the card values; each deck's CPU seconds in a side
+file, so the rows are the same bytes for the same seed.
+
+``fit`` regresses, per contract, each card value centred on its draw's expectation (the
+mean over the stock's cards, by copies) on the version-3 basis row centred the same way,
+every row weighted by the card's chance of being drawn (so the fit minimises the
+corrections' own error, draw by draw).  Ridge on unit-variance columns; the penalty is
+chosen by the weighted error on the validation decks of
+:func:`experiments.evaluation.luck.fit3.split` (every fifth deck held out, reported only).
+With ``--heldout`` (a :mod:`experiments.evaluation.luck.fit5` recording on other
+fit-namespace decks, none of which the targets used) it reports the issue's measure beside
+the shipped version 3 on the same games: the ratio of corrected to raw standard deviation
+of heuristic's minus greedy's paired difference per deck, with seeded bootstrap intervals
+over decks, and the difference of the two ratios.  It writes the candidate as a version-3
+value file (``value.json``: the same features and evaluation code, only the weights
+differ) and ``report.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carioca_env.moves import Move, MoveKind
+from carioca_env.view import Phase
+from experiments.common.seeds import LUCK_FIT, derive_seed
+from experiments.evaluation.luck import features3
+from experiments.evaluation.luck.fit3 import HELDOUT_EVERY, RIDGES, duplicate_lineups, fit_games, pair_diffs, split
+from experiments.evaluation.luck.playout import PLAYOUT_AGENTS, card_value, drop_cut_line, read_rows
+
+#: The fields of every deck row of ``targets``.
+TARGET_FIELDS = frozenset({"contract", "deck", "penalty", "events"})
+#: The ridge penalties tried: fit3's, and a smaller one (many more rows here).
+FIT_RIDGES = (0.1,) + tuple(RIDGES)
+#: Decimals kept of a feature in the rows (they are sums of small fractions).
+_DECIMALS = 6
+
+
+@dataclass(frozen=True)
+class Fit6Config:
+    """What ``targets`` plays and ``fit`` fits.
+
+    Attributes:
+        what: ``targets`` or ``fit``.
+        contracts: contracts.
+        decks: decks per contract (``first_deck`` to ``first_deck + decks - 1``).
+        first_deck: the first deck's index.
+        seed: the fit seed (in the ``carioca-luck-fit`` namespace).
+        rollouts: playouts per card valued (the same seeds for every card of a draw).
+        rate: the share of stock draws valued.
+        playout_agents: ``actual`` (the seated agents) or ``heuristic`` (every seat).
+        max_turns: completed turns after which a deal or a playout is cut (each seat scores its hand).
+        out: folder of the rows, ``value.json`` and ``report.json``.
+        heldout: a folder of fit5 recordings (``events-p2-c{k}.npz``) to measure on, or ``""``.
+        bootstrap: resamples of the held-out decks for each ratio's 95% interval.
+    """
+
+    what: str
+    contracts: tuple[int, ...] = (1,)
+    decks: int = 600
+    first_deck: int = 0
+    seed: int = 6
+    rollouts: int = 2
+    rate: float = 0.15
+    playout_agents: str = "actual"
+    max_turns: int = 600
+    out: str = "runs/luck-v6"
+    heldout: str = ""
+    bootstrap: int = 2000
+    ridges: tuple[float, ...] = field(default=FIT_RIDGES)
+
+    #: seats per table (the targets are 2-player duplicate pairs)
+    players = 2
+
+    def __post_init__(self) -> None:
+        if self.what not in ("targets", "fit"):
+            raise ValueError(f"what: expected targets or fit, got {self.what!r}")
+        if not self.contracts or any(k not in range(1, 8) for k in self.contracts):
+            raise ValueError(f"contracts: expected contracts 1-7, got {list(self.contracts)}")
+        for name, lo in (("decks", HELDOUT_EVERY), ("first_deck", 0), ("seed", 0), ("rollouts", 1),
+                         ("max_turns", 1), ("bootstrap", 10)):
+            if getattr(self, name) < lo:
+                raise ValueError(f"{name}: expected at least {lo}, got {getattr(self, name)}")
+        if not 0.0 < self.rate <= 1.0:
+            raise ValueError(f"rate: expected a share in (0, 1], got {self.rate}")
+        if self.playout_agents not in PLAYOUT_AGENTS:
+            raise ValueError(f"playout_agents: expected one of {PLAYOUT_AGENTS}, got {self.playout_agents!r}")
+        if not self.ridges or any(r <= 0 for r in self.ridges):
+            raise ValueError(f"ridges: expected positive penalties, got {list(self.ridges)}")
+
+    @property
+    def name(self) -> str:
+        """The rows' file name stem: everything the deck rows depend on but the contract and deck."""
+        return f"targets-s{self.seed}-r{self.rollouts}-q{self.rate:g}-{self.playout_agents}-t{self.max_turns}"
+
+
+def _rounded(a: np.ndarray) -> list[Any]:
+    return np.round(np.asarray(a, dtype=np.float64), _DECIMALS).tolist()
+
+
+class TargetObserver:
+    """A deal observer (:func:`experiments.evaluation.luck.measure.play_deal`) that values a
+    share of the stock draws by playouts: ``events`` gets, per valued draw, the draw's
+    features and every card type's value to each seat (module docstring).
+
+    Whether draw ``i`` is valued, and its playout seeds, come from a generator seeded by
+    ``(parts, i)`` alone, never by the game's cards.
+    """
+
+    def __init__(self, specs: Sequence[str], parts: Sequence[Any], rate: float, rollouts: int,
+                 max_turns: int) -> None:
+        self.specs = list(specs)
+        self.parts = tuple(parts)
+        self.rate = rate
+        self.rollouts = rollouts
+        self.max_turns = max_turns
+        self.draws = 0
+        self.playouts = 0
+        self.events: list[dict[str, Any]] = []
+
+    def before(self, game: Any, move: Move, choice: Any = None) -> None:
+        """Value the stock draw ``move`` is, if it is one and its generator says so (``choice`` is ignored)."""
+        if not (move.kind is MoveKind.DRAW_STOCK and game.phase is Phase.DRAW and game.stock):
+            return
+        rng = random.Random(derive_seed(LUCK_FIT, *self.parts, self.draws))
+        self.draws += 1
+        if rng.random() >= self.rate:
+            return
+        seeds = [rng.getrandbits(63) for _ in range(self.rollouts)]
+        cards, counts, ctx, attrs = features3.draw_features(game)
+        values = np.stack([card_value(game, int(c), seeds, self.specs, self.max_turns) for c in cards])
+        self.playouts += len(cards) * len(seeds)
+        self.events.append({"draw": self.draws - 1, "mover": int(game.current), "cards": cards.tolist(),
+                            "counts": [int(c) for c in counts], "ctx": _rounded(ctx), "attrs": _rounded(attrs),
+                            "values": values.tolist()})
+
+    def after(self, game: Any) -> None:
+        """Nothing: the values are taken before the draw."""
+
+
+def play_deck(cfg: Fit6Config, contract: int, deck: int) -> tuple[dict[str, Any], int]:
+    """One deck's duplicate lineups of heuristic against greedy, with a share of their
+    stock draws valued: ``(row, playouts played)``."""
+    from agents.registry import make_agent
+    from carioca_env import Game, GameConfig
+    from experiments.evaluation.luck.measure import play_deal
+
+    penalties, events, playouts = [], [], 0
+    for fg in fit_games(cfg.seed, "v6", cfg.players, contract, [deck]):
+        if not 0 < fg.specs.count("heuristic") < cfg.players:
+            continue  # heuristic alone or greedy alone: not a duplicate lineup
+        game = Game.from_deck(fg.deck, fg.dealer, GameConfig(num_players=cfg.players, deals=(contract,)), fg.game_seed)
+        agents = [make_agent(sp, sd) for sp, sd in zip(fg.specs, fg.seeds)]
+        for agent, sd in zip(agents, fg.seeds):
+            agent.reset(sd)
+        specs = fg.specs if cfg.playout_agents == "actual" else ("heuristic",) * cfg.players
+        obs = TargetObserver(specs, (cfg.seed, "v6-draw", cfg.playout_agents, contract, deck, fg.game),
+                             cfg.rate, cfg.rollouts, cfg.max_turns)
+        penalties.append(play_deal(game, agents, cfg.max_turns, [obs]))
+        events += [dict(e, game=fg.game, agents=fg.agents) for e in obs.events]
+        playouts += obs.playouts
+    return {"contract": contract, "deck": deck, "penalty": penalties, "events": events}, playouts
+
+
+def targets_path(cfg: Fit6Config) -> Path:
+    """The rows file of ``cfg``'s targets (every contract's decks)."""
+    return Path(cfg.out) / f"{cfg.name}.jsonl"
+
+
+def _log(message: str) -> None:
+    print(message, flush=True)
+
+
+def targets(cfg: Fit6Config, log: Any = _log) -> int:
+    """Play every deck of ``cfg`` not yet in the rows file, appending one row per deck (and
+    its CPU seconds and playouts to the side file); the number of decks played."""
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = targets_path(cfg)
+    done = read_rows(path, TARGET_FIELDS)
+    drop_cut_line(path)
+    played = 0
+    for k in cfg.contracts:
+        t_contract = time.process_time()
+        for d in range(cfg.first_deck, cfg.first_deck + cfg.decks):
+            if (k, d) in done:
+                continue
+            t0 = time.process_time()
+            row, playouts = play_deck(cfg, k, d)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+            with open(out / f"{cfg.name}-cpu.jsonl", "a", encoding="utf-8") as f:
+                f.write(json.dumps({"contract": k, "deck": d, "cpu": time.process_time() - t0,
+                                    "events": len(row["events"]), "playouts": playouts}) + "\n")
+            played += 1
+            if played % 20 == 0:
+                log(f"[luck-fit6] c{k}: deck {d} ({played} played, {time.process_time() - t_contract:.0f} s CPU)")
+    return played
+
+
+class NormalEquations:
+    """The weighted least-squares sums of centred card values on centred basis rows:
+    ``gram = sum p x x'``, ``cross = sum p x y``, ``yy = sum p y^2``, ``weight = sum p``
+    (one unit of weight per valued draw and seat)."""
+
+    def __init__(self, width: int) -> None:
+        self.gram = np.zeros((width, width))
+        self.cross = np.zeros(width)
+        self.yy = 0.0
+        self.weight = 0.0
+        self.events = 0
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Add one valued draw (a row's event)."""
+        x, y, p = centred_event(event)
+        xw = x * p[:, None, None]
+        self.gram += np.einsum("ksi,ksj->ij", xw, x)
+        self.cross += np.einsum("ksi,ks->i", xw, y)
+        self.yy += float(np.einsum("k,ks->", p, y * y))
+        self.weight += float(p.sum()) * y.shape[1]
+        self.events += 1
+
+    def error(self, w: np.ndarray) -> float:
+        """The weighted mean squared error of ``x @ w`` as a prediction of ``y``."""
+        return (self.yy - 2.0 * float(w @ self.cross) + float(w @ self.gram @ w)) / self.weight
+
+    def r2(self, w: np.ndarray) -> float:
+        """The share of the centred card values' weighted variance that ``x @ w`` explains."""
+        return 1.0 - self.error(w) / (self.yy / self.weight)
+
+    def solve(self, lam: float) -> np.ndarray:
+        """Ridge weights, penalty ``lam`` on unit-variance columns (a column that never
+        varies gets weight 0)."""
+        sd = np.sqrt(np.maximum(np.diag(self.gram), 0.0) / self.weight)
+        live = sd > 1e-9
+        g = self.gram[np.ix_(live, live)] / np.outer(sd[live], sd[live])
+        b = np.linalg.solve(g + lam * np.eye(int(live.sum())), self.cross[live] / sd[live])
+        w = np.zeros(len(sd))
+        w[live] = b / sd[live]
+        return w
+
+
+def centred_event(event: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(x [K, n, W], y [K, n], p [K])`` of one valued draw: each card's basis row and value
+    per seat minus their expectation over the draw (``p``: each card's chance, its copies
+    over the stock's size)."""
+    ctx = np.asarray(event["ctx"], dtype=np.float64)
+    attrs = np.asarray(event["attrs"], dtype=np.float64)
+    p = np.asarray(event["counts"], dtype=np.float64)
+    p /= p.sum()
+    x = features3.basis(int(event["mover"]), ctx, attrs)
+    y = np.asarray(event["values"], dtype=np.float64)
+    return x - np.tensordot(p, x, axes=1), y - p @ y, p
+
+
+def normal_equations(rows: Sequence[dict[str, Any]]) -> dict[str, NormalEquations]:
+    """The sums of every split of :func:`experiments.evaluation.luck.fit3.split` (by deck)."""
+    width = 2 * len(features3.CONTEXT) * len(features3.ATTRS)
+    decks = np.array(sorted({r["deck"] for r in rows}))
+    which = {int(d): name for name, ds in split(decks).items() for d in ds}
+    sums = {name: NormalEquations(width) for name in ("train", "validation", "heldout")}
+    for r in rows:
+        for e in r["events"]:
+            sums[which[r["deck"]]].add(e)
+    return sums
+
+
+def _sd_ratio(diffs: np.ndarray, raw: np.ndarray) -> float:
+    return float(np.std(diffs, ddof=1) / np.std(raw, ddof=1))
+
+
+def heldout_ratios(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray], boot: int,
+                   seed: int) -> dict[str, Any]:
+    """The paired ratio of each correction (``[games, seats]``) on every deck of a fit5
+    recording, with 95% bootstrap intervals over decks, and each one's difference to
+    ``v3``'s on the same resamples."""
+    decks = np.unique(data["deck"])
+    raw = pair_diffs(data, decks, np.zeros_like(data["penalty"]))
+    diffs = {k: pair_diffs(data, decks, c) for k, c in corrections.items()}
+    out: dict[str, Any] = {"decks": int(len(decks)), "raw_sd": float(np.std(raw, ddof=1)),
+                           "raw_mean": float(raw.mean())}
+    rng = np.random.default_rng(derive_seed(LUCK_FIT, seed, "v6-bootstrap", len(decks)))
+    samples = {k: [] for k in diffs}  # type: dict[str, list[float]]
+    gaps = {k: [] for k in diffs}  # type: dict[str, list[float]]
+    for _ in range(boot):
+        idx = rng.integers(0, len(decks), len(decks))
+        r = {k: _sd_ratio(v[idx], raw[idx]) for k, v in diffs.items()}
+        for k in diffs:
+            samples[k].append(r[k])
+            gaps[k].append(r[k] - r.get("v3", float("nan")))
+    for k, v in diffs.items():
+        lo, hi = np.percentile(samples[k], [2.5, 97.5])
+        out[k] = {"ratio": round(_sd_ratio(v, raw), 3), "low": round(float(lo), 3), "high": round(float(hi), 3),
+                  "mean": round(float(v.mean()), 2)}
+        if k != "v3" and "v3" in diffs:
+            glo, ghi = np.percentile(gaps[k], [2.5, 97.5])
+            out[k]["minus_v3"] = round(_sd_ratio(v, raw) - _sd_ratio(diffs["v3"], raw), 3)
+            out[k]["minus_v3_low"], out[k]["minus_v3_high"] = round(float(glo), 3), round(float(ghi), 3)
+    return out
+
+
+def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
+                 log: Any = print) -> tuple[np.ndarray, dict[str, Any]]:
+    """The weights ``[2, len(CONTEXT), len(ATTRS)]`` fitted on one contract's rows (rounded as
+    :class:`~experiments.evaluation.luck.value.DrawValue` rounds them), and the
+    report: the ridge chosen, the weighted R^2 of the card values on each split (also the
+    shipped version 3's, where it has draw weights), and with ``cfg.heldout`` the paired
+    ratios there."""
+    from experiments.evaluation.luck.fit3 import load
+    from experiments.evaluation.luck.fit5 import events_path
+    from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_FILES, load_value
+
+    sums = normal_equations(rows)
+    tried = {lam: sums["train"].solve(lam) for lam in cfg.ridges}
+    lam = min(tried, key=lambda r: sums["validation"].error(tried[r]))
+    # rounded as the value file rounds them: every figure reported is the saved weights'
+    w = np.round(tried[lam], DRAW_DECIMALS)
+    report: dict[str, Any] = {
+        "decks": len(rows), "events": {k: s.events for k, s in sums.items()}, "ridge": lam,
+        "r2_by_ridge_validation": {str(r): round(sums["validation"].r2(v), 4) for r, v in tried.items()},
+        "r2": {k: round(s.r2(w), 4) for k, s in sums.items()},
+    }
+    v3 = load_value(SHIPPED_FILES[2]).model(cfg.players, contract)
+    if isinstance(v3, np.ndarray):
+        report["v3_r2"] = {k: round(s.r2(v3.ravel()), 4) for k, s in sums.items()}
+    if cfg.heldout:
+        path = events_path(cfg.heldout, cfg.players, contract)
+        if path.exists():
+            data = load(path)
+            corr = {"v3": data["v3"], "v6": data["sums"].astype(np.float64) @ w}
+            report["heldout"] = heldout_ratios(data, corr, cfg.bootstrap, cfg.seed)
+            report["heldout"]["recording"] = str(path)
+            report["heldout"]["lineups"] = duplicate_lineups(data)
+        else:
+            log(f"[luck-fit6] {path} missing: no paired ratios for contract {contract}")
+    return w.reshape(cfg.players, len(features3.CONTEXT), len(features3.ATTRS)), report
+
+
+def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
+    """Fit every contract with rows; write ``value.json`` (a version-3 file of the fitted
+    weights) and ``report.json``; the reports."""
+    from experiments.evaluation.luck.value import DrawValue, model_key
+
+    rows = read_rows(targets_path(cfg), TARGET_FIELDS)
+    models: dict[str, np.ndarray] = {}
+    reports: dict[str, Any] = {}
+    for k in cfg.contracts:
+        mine = [rows[key] for key in sorted(rows) if key[0] == k]
+        if len(mine) < HELDOUT_EVERY:
+            log(f"[luck-fit6] contract {k}: {len(mine)} decks of targets, not fitted")
+            continue
+        w, report = fit_contract(cfg, k, mine, log)
+        models[model_key(cfg.players, k)] = w
+        reports[model_key(cfg.players, k)] = report
+        log(f"[luck-fit6] c{k}: {json.dumps(report)}")
+    if not models:
+        raise ValueError(f"no contract of {list(cfg.contracts)} has targets in {targets_path(cfg)}")
+    meta = {"fit6": {k: v for k, v in asdict(cfg).items() if k not in ("what", "out", "heldout")},
+            "seed_namespace": LUCK_FIT, "deck_label": "v6-deck", "features": features3.FEATURE_VERSION,
+            "targets": "playout card values (fit6 targets)", "fit_report": reports}
+    value = DrawValue(models, meta)
+    out = Path(cfg.out)
+    value.save(out / "value.json")
+    (out / "report.json").write_text(json.dumps(reports, indent=1) + "\n", encoding="utf-8")
+    log(f"[luck-fit6] wrote {out / 'value.json'} ({value.fingerprint})")
+    return reports
+
+
+def _share(text: str) -> float:
+    try:
+        q = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < q <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {q}")
+    return q
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.evaluation.luck.fit6``: see the module docstring."""
+    from experiments.cli import run_script
+    from experiments.common.argtypes import int_at_least
+
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit6", description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=("targets", "fit"))
+    p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1])
+    p.add_argument("--decks", type=int_at_least(HELDOUT_EVERY), default=600)
+    p.add_argument("--first-deck", type=int_at_least(0), default=0)
+    p.add_argument("--seed", type=int_at_least(0), default=6)
+    p.add_argument("--rollouts", type=int_at_least(1), default=2, metavar="R",
+                   help="playouts per card valued (the same seeds for every card of a draw)")
+    p.add_argument("--rate", type=_share, default=0.15, help="the share of stock draws valued")
+    p.add_argument("--playout-agents", choices=PLAYOUT_AGENTS, default="actual")
+    p.add_argument("--max-turns", type=int_at_least(1), default=600)
+    p.add_argument("--out", default="runs/luck-v6")
+    p.add_argument("--heldout", default="", help="a folder of fit5 recordings (events-p2-c{k}.npz) to measure on")
+    p.add_argument("--bootstrap", type=int_at_least(10), default=2000)
+    a = p.parse_args(argv)
+    try:
+        cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
+                         a.playout_agents, a.max_turns, a.out, a.heldout, a.bootstrap)
+        read_rows(targets_path(cfg), TARGET_FIELDS)  # a damaged rows file is refused before anything runs
+        if cfg.heldout and not Path(cfg.heldout).is_dir():
+            raise ValueError(f"--heldout: {cfg.heldout} is not a folder")
+    except (ValueError, OSError) as exc:
+        p.error(str(exc).splitlines()[0])
+
+    def work() -> None:
+        if cfg.what == "targets":
+            targets(cfg)
+        else:
+            fit(cfg)
+
+    return run_script(work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
