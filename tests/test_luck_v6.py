@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from experiments.evaluation.luck import features3, load_value
-from experiments.evaluation.luck.fit3 import demean, pair_diffs
+from experiments.evaluation.luck.fit3 import demean, pair_diffs, split
 from experiments.evaluation.luck.fit5 import Fit5Config, events_path
 from experiments.evaluation.luck.fit5 import record as record5
 from experiments.evaluation.luck.fit6 import (
@@ -20,6 +20,7 @@ from experiments.evaluation.luck.fit6 import (
     centred_event,
     fit,
     main,
+    network_rows,
     normal_equations,
     targets,
     targets_path,
@@ -134,7 +135,7 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     _targets(tmp_path / "t")
     rec = Fit5Config("record", players=(2,), contracts=(1,), decks=5, seed=62, out=str(tmp_path / "h"))
     record5(rec, log=lambda _: None)
-    cfg = Fit6Config("fit", out=str(tmp_path / "t"), heldout=str(tmp_path / "h"), bootstrap=50,
+    cfg = Fit6Config("fit", out=str(tmp_path / "t"), heldout=str(tmp_path / "h"), bootstrap=50, network=True,
                      **SMALL)  # type: ignore[arg-type]
     report = fit(cfg, log=lambda _: None)["p2-c1"]
     value = load_value(tmp_path / "t" / "value.json")
@@ -148,6 +149,15 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     assert report["heldout"]["v6"]["ratio"] == pytest.approx(ratio, abs=5e-4)
     assert report["heldout"]["decks"] == 5 and "minus_v3" in report["heldout"]["v6"]
     assert set(report["r2"]) == {"train", "validation", "heldout"} and report["ridge"] in cfg.ridges
+    # the network: the numpy forward pass's validation error is the one training kept
+    net = report["network"]
+    rows = list(read_rows(targets_path(cfg), frozenset({"events"})).values())
+    arr = network_rows(rows)
+    val = np.isin(arr["deck"], split(np.unique(arr["deck"]))["validation"])
+    spread = float(np.sum(arr["p"][val[arr["event"]], None] * arr["y"][val[arr["event"]]].astype(np.float64) ** 2))
+    kept = net["validation_error"][net["epoch"]]
+    assert (1.0 - net["r2"]["validation"]) * spread / (2 * val.sum()) == pytest.approx(kept, abs=0.01 + 1e-3 * kept)
+    assert "minus_v3" in report["heldout"]["v6-network"]
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -67,6 +67,8 @@ from experiments.evaluation.luck.playout import PLAYOUT_AGENTS, card_value, drop
 TARGET_FIELDS = frozenset({"contract", "deck", "penalty", "events"})
 #: The ridge penalties tried: fit3's, and a smaller one (many more rows here).
 FIT_RIDGES = (0.1,) + tuple(RIDGES)
+#: The per-game arrays of a fit5 recording that the paired ratios need.
+GAME_ARRAYS = ("penalty", "v3", "sums", "deck", "game", "agent", "seatings")
 #: Decimals kept of a feature in the rows (they are sums of small fractions).
 _DECIMALS = 6
 
@@ -88,6 +90,9 @@ class Fit6Config:
         out: folder of the rows, ``value.json`` and ``report.json``.
         heldout: a folder of fit5 recordings (``events-p2-c{k}.npz``) to measure on, or ``""``.
         bootstrap: resamples of the held-out decks for each ratio's 95% interval.
+        network: also fit a network on the same targets (a diagnostic beside the linear
+            model: measured, not saved in ``value.json``).
+        ridges: the ridge penalties validation chooses from.
     """
 
     what: str
@@ -102,6 +107,7 @@ class Fit6Config:
     out: str = "runs/luck-v6"
     heldout: str = ""
     bootstrap: int = 2000
+    network: bool = False
     ridges: tuple[float, ...] = field(default=FIT_RIDGES)
 
     #: seats per table (the targets are 2-player duplicate pairs)
@@ -300,6 +306,122 @@ def normal_equations(rows: Sequence[dict[str, Any]]) -> dict[str, NormalEquation
     return sums
 
 
+#: The network candidate: fit5's hidden widths; training's most epochs, patience (epochs
+#: without a lower validation error), draws per step, learning rate, weight decay, seed.
+NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 25, 4, 256, 2e-3, 1e-4, 6
+
+
+def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The valued draws as a network's inputs, card rows of each draw contiguous: ``x [R,
+    n, C + n + A]`` (a seat's context, its position after the mover one-hot, the card's
+    attributes for it: :func:`experiments.evaluation.luck.fit5.inputs`' layout), the
+    centred values ``y [R, n]``, each card's chance ``p [R]``, its draw ``event [R]`` and
+    each draw's deck ``deck [E]``."""
+    xs, ys, ps, evs, decks = [], [], [], [], []
+    for r in rows:
+        for e in r["events"]:
+            ctx = np.asarray(e["ctx"], dtype=np.float32)
+            attrs = np.asarray(e["attrs"], dtype=np.float32)
+            n, k = ctx.shape[0], attrs.shape[0]
+            onehot = np.eye(n, dtype=np.float32)[(np.arange(n) - int(e["mover"])) % n]
+            seat = np.concatenate([ctx, onehot], axis=-1)
+            xs.append(np.concatenate([np.broadcast_to(seat, (k,) + seat.shape), attrs], axis=-1))
+            _, y, p = centred_event(e)
+            ys.append(y.astype(np.float32))
+            ps.append(p.astype(np.float32))
+            evs.append(np.full(k, len(decks)))
+            decks.append(r["deck"])
+    return {"x": np.concatenate(xs), "y": np.concatenate(ys), "p": np.concatenate(ps), "event": np.concatenate(evs),
+            "deck": np.array(decks)}
+
+
+def train_network(arr: dict[str, np.ndarray], log: Any = print) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A network ``g(x) -> a card's value to a seat`` (fit5's shape, read by
+    :func:`experiments.evaluation.luck.value.mlp_forward`) fitted like the linear model:
+    each draw's ``g`` centred on its expectation, the chance-weighted squared error to the
+    centred values, on the training decks; the epoch kept is the one with the lowest
+    weighted error on the validation decks.  ``(parameters, report)``."""
+    import torch
+
+    from experiments.evaluation.luck.fit5 import HIDDEN
+
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(NET_SEED)
+    sp = split(np.unique(arr["deck"]))
+    x, y, p, event = arr["x"], arr["y"], arr["p"], arr["event"]
+    n = y.shape[1]
+    c = x.shape[-1] - len(features3.ATTRS)  # context and position columns
+    in_train = np.isin(arr["deck"], sp["train"])[event]
+    flat = x[in_train].reshape(-1, x.shape[-1]).astype(np.float64)
+    mu, sd = flat.mean(axis=0), flat.std(axis=0)
+    mu[c - n:c], sd[c - n:c] = 0.0, 1.0  # the position one-hot as it is
+    sd[sd < 1e-6] = 1.0
+    y_scale = float(np.sqrt(np.average((y[in_train] ** 2).mean(axis=1), weights=p[in_train]))) or 1.0
+    xt = torch.tensor((x - mu) / sd, dtype=torch.float32)
+    yt, pt = torch.tensor(y), torch.tensor(p)
+
+    def init(*shape: int) -> Any:
+        return (torch.randn(*shape, generator=gen) * (2.0 / shape[0]) ** 0.5).requires_grad_()
+
+    h1, h2 = HIDDEN
+    params = {"w1": init(x.shape[-1], h1), "b1": torch.zeros(h1, requires_grad=True), "w2": init(h1, h2),
+              "b2": torch.zeros(h2, requires_grad=True), "w3": (torch.randn(h2, generator=gen) * 0.01).requires_grad_()}
+    start = np.searchsorted(event, np.arange(len(arr["deck"]) + 1))
+
+    def error(events: np.ndarray) -> Any:
+        """The weighted squared error of the centred network over ``events`` (contiguous rows per draw)."""
+        rws = torch.tensor(np.concatenate([np.arange(start[e], start[e + 1]) for e in events]))
+        hdn = torch.relu(xt[rws] @ params["w1"] + params["b1"])
+        g = (torch.relu(hdn @ params["w2"] + params["b2"]) @ params["w3"]) * y_scale  # [rows, n]
+        local = torch.tensor(np.searchsorted(events, event[rws.numpy()]))
+        w = pt[rws][:, None]
+        mean = torch.zeros((len(events), n)).index_add(0, local, w * g)
+        resid = g - mean[local] - yt[rws]
+        return (w * resid ** 2).sum() / (len(events) * n)
+
+    def events_of(decks: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(np.isin(arr["deck"], decks))
+
+    train_ev, val_ev = events_of(sp["train"]), events_of(sp["validation"])
+    opt = torch.optim.Adam(list(params.values()), lr=NET_RATE, weight_decay=NET_DECAY)
+    rng = np.random.default_rng(NET_SEED)
+    best = (float("inf"), -1, {k: v.detach().clone() for k, v in params.items()})
+    history = []
+    for epoch in range(NET_EPOCHS):
+        order = rng.permutation(train_ev)
+        for b in range(0, len(order), NET_BATCH):
+            loss = error(np.sort(order[b:b + NET_BATCH]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            val = float(error(val_ev))
+        history.append(round(val, 2))
+        log(f"[luck-fit6]   network epoch {epoch}: validation error {val:.2f}")
+        if val < best[0]:
+            best = (val, epoch, {k: v.detach().clone() for k, v in params.items()})
+        elif epoch - best[1] >= NET_PATIENCE:
+            break
+    q = {k: v.numpy().astype(np.float64) for k, v in best[2].items()}
+    out = {"mu": mu, "sd": sd, **q, "b3": np.array(0.0), "y_scale": np.array(y_scale), "y_shift": np.array(0.0)}
+    return out, {"epoch": best[1], "validation_error": history}
+
+
+def network_r2(params: dict[str, np.ndarray], arr: dict[str, np.ndarray], decks: np.ndarray) -> float:
+    """The share of the centred card values' weighted variance on ``decks`` that the
+    network's centred values explain (as :meth:`NormalEquations.r2` for the linear model)."""
+    from experiments.evaluation.luck.value import mlp_forward
+
+    keep = np.isin(arr["deck"], decks)[arr["event"]]
+    ev, p, y = arr["event"][keep], arr["p"][keep].astype(np.float64), arr["y"][keep].astype(np.float64)
+    g = mlp_forward(params, arr["x"][keep].astype(np.float64))
+    _, local = np.unique(ev, return_inverse=True)
+    mean = np.zeros((local.max() + 1, g.shape[1]))
+    np.add.at(mean, local, p[:, None] * g)
+    resid = g - mean[local] - y
+    return 1.0 - float(np.sum(p[:, None] * resid ** 2)) / float(np.sum(p[:, None] * y ** 2))
+
+
 def _sd_ratio(diffs: np.ndarray, raw: np.ndarray) -> float:
     return float(np.std(diffs, ddof=1) / np.std(raw, ddof=1))
 
@@ -341,8 +463,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
     report: the ridge chosen, the weighted R^2 of the card values on each split (also the
     shipped version 3's, where it has draw weights), and with ``cfg.heldout`` the paired
     ratios there."""
-    from experiments.evaluation.luck.fit3 import load
-    from experiments.evaluation.luck.fit5 import events_path
+    from experiments.evaluation.luck.fit5 import events_path, network_corrections
     from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_FILES, load_value
 
     sums = normal_equations(rows)
@@ -358,11 +479,20 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
     v3 = load_value(SHIPPED_FILES[2]).model(cfg.players, contract)
     if isinstance(v3, np.ndarray):
         report["v3_r2"] = {k: round(s.r2(v3.ravel()), 4) for k, s in sums.items()}
+    net = None
+    if cfg.network:
+        arr = network_rows(rows)
+        net, report["network"] = train_network(arr, log)
+        report["network"]["r2"] = {k: round(network_r2(net, arr, d), 4)
+                                   for k, d in split(np.unique(arr["deck"])).items()}
     if cfg.heldout:
         path = events_path(cfg.heldout, cfg.players, contract)
         if path.exists():
-            data = load(path)
+            with np.load(path) as z:  # the game arrays only, unless a network needs the events' card rows
+                data = {k: z[k] for k in z.files if net is not None or k in GAME_ARRAYS}
             corr = {"v3": data["v3"], "v6": data["sums"].astype(np.float64) @ w}
+            if net is not None:
+                corr["v6-network"] = network_corrections(net, data)
             report["heldout"] = heldout_ratios(data, corr, cfg.bootstrap, cfg.seed)
             report["heldout"]["recording"] = str(path)
             report["heldout"]["lineups"] = duplicate_lineups(data)
@@ -390,7 +520,7 @@ def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
         log(f"[luck-fit6] c{k}: {json.dumps(report)}")
     if not models:
         raise ValueError(f"no contract of {list(cfg.contracts)} has targets in {targets_path(cfg)}")
-    meta = {"fit6": {k: v for k, v in asdict(cfg).items() if k not in ("what", "out", "heldout")},
+    meta = {"fit6": {k: v for k, v in asdict(cfg).items() if k not in ("what", "out", "heldout", "bootstrap", "network")},
             "seed_namespace": LUCK_FIT, "deck_label": "v6-deck", "features": features3.FEATURE_VERSION,
             "targets": "playout card values (fit6 targets)", "fit_report": reports}
     value = DrawValue(models, meta)
@@ -430,10 +560,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default="runs/luck-v6")
     p.add_argument("--heldout", default="", help="a folder of fit5 recordings (events-p2-c{k}.npz) to measure on")
     p.add_argument("--bootstrap", type=int_at_least(10), default=2000)
+    p.add_argument("--network", action="store_true",
+                   help="fit: also a network on the same targets (measured beside the linear model, not saved)")
     a = p.parse_args(argv)
     try:
         cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
-                         a.playout_agents, a.max_turns, a.out, a.heldout, a.bootstrap)
+                         a.playout_agents, a.max_turns, a.out, a.heldout, a.bootstrap, a.network)
         read_rows(targets_path(cfg), TARGET_FIELDS)  # a damaged rows file is refused before anything runs
         if cfg.heldout and not Path(cfg.heldout).is_dir():
             raise ValueError(f"--heldout: {cfg.heldout} is not a folder")
