@@ -317,7 +317,11 @@ def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
     attributes for it: :func:`experiments.evaluation.luck.fit5.inputs`' layout), the
     centred values ``y [R, n]``, each card's chance ``p [R]``, its draw ``event [R]`` and
     each draw's deck ``deck [E]``."""
-    xs, ys, ps, evs, decks = [], [], [], [], []
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    ps: list[np.ndarray] = []
+    evs: list[np.ndarray] = []
+    decks: list[int] = []
     for r in rows:
         for e in r["events"]:
             ctx = np.asarray(e["ctx"], dtype=np.float32)
