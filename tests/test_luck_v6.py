@@ -133,7 +133,7 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     from experiments.evaluation.luck.fit5 import play_game
 
     _targets(tmp_path / "t")
-    rec = Fit5Config("record", players=(2,), contracts=(1,), decks=5, seed=62, out=str(tmp_path / "h"))
+    rec = Fit5Config("record", players=(2,), contracts=(1,), decks=10, seed=62, out=str(tmp_path / "h"))
     record5(rec, log=lambda _: None)
     cfg = Fit6Config("fit", out=str(tmp_path / "t"), heldout=str(tmp_path / "h"), bootstrap=50, network=True,
                      **SMALL)  # type: ignore[arg-type]
@@ -143,11 +143,11 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
         check_exact(value, small_position(opened))
     data = dict(np.load(events_path(tmp_path / "h", 2, 1)))
     tracked = np.array([play_game(fg.deck, fg.dealer, 1, fg.specs, fg.seeds, fg.game_seed, rec.max_turns, value)["v3"]
-                        for fg in fit_games(62, "v5", 2, 1, range(5))])
-    decks = np.arange(5)
+                        for fg in fit_games(62, "v5", 2, 1, range(10))])
+    decks = np.arange(10)
     ratio = pair_diffs(data, decks, tracked).std(ddof=1) / pair_diffs(data, decks, 0 * tracked).std(ddof=1)
     assert report["heldout"]["v6"]["ratio"] == pytest.approx(ratio, abs=5e-4)
-    assert report["heldout"]["decks"] == 5 and "minus_v3" in report["heldout"]["v6"]
+    assert report["heldout"]["decks"] == 10 and "minus_v3" in report["heldout"]["v6"]
     assert set(report["r2"]) == {"train", "validation", "heldout"} and report["ridge"] in cfg.ridges
     # the network: the numpy forward pass's validation error is the one training kept
     net = report["network"]
@@ -158,6 +158,9 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     kept = net["validation_error"][net["epoch"]]
     assert (1.0 - net["r2"]["validation"]) * spread / (2 * val.sum()) == pytest.approx(kept, abs=0.01 + 1e-3 * kept)
     assert "minus_v3" in report["heldout"]["v6-network"]
+    # version 3's family refitted on the recording's own penalties, measured on its held-out split
+    refit = report["refit"]
+    assert refit["decks"] == 2 and refit["train_decks"] == 6 and "minus_v3" in refit["v3-refit"]
 
 
 @pytest.mark.parametrize(("args", "message"), [

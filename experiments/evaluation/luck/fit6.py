@@ -308,7 +308,7 @@ def normal_equations(rows: Sequence[dict[str, Any]]) -> dict[str, NormalEquation
 
 #: The network candidate: fit5's hidden widths; training's most epochs, patience (epochs
 #: without a lower validation error), draws per step, learning rate, weight decay, seed.
-NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 25, 4, 256, 2e-3, 1e-4, 6
+NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 40, 5, 256, 2e-3, 1e-4, 6
 
 
 def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -427,15 +427,18 @@ def network_r2(params: dict[str, np.ndarray], arr: dict[str, np.ndarray], decks:
 
 
 def _sd_ratio(diffs: np.ndarray, raw: np.ndarray) -> float:
-    return float(np.std(diffs, ddof=1) / np.std(raw, ddof=1))
+    """The corrected over the raw standard deviation; nan when the raw one is 0 (a
+    bootstrap resample of very few decks), which the intervals leave out."""
+    sd = float(np.std(raw, ddof=1))
+    return float(np.std(diffs, ddof=1)) / sd if sd > 0 else float("nan")
 
 
 def heldout_ratios(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray], boot: int,
-                   seed: int) -> dict[str, Any]:
-    """The paired ratio of each correction (``[games, seats]``) on every deck of a fit5
-    recording, with 95% bootstrap intervals over decks, and each one's difference to
-    ``v3``'s on the same resamples."""
-    decks = np.unique(data["deck"])
+                   seed: int, decks: np.ndarray | None = None) -> dict[str, Any]:
+    """The paired ratio of each correction (``[games, seats]``) on ``decks`` of a fit5
+    recording (all of them by default), with 95% bootstrap intervals over decks, and each
+    one's difference to ``v3``'s on the same resamples."""
+    decks = np.unique(data["deck"]) if decks is None else decks
     raw = pair_diffs(data, decks, np.zeros_like(data["penalty"]))
     diffs = {k: pair_diffs(data, decks, c) for k, c in corrections.items()}
     out: dict[str, Any] = {"decks": int(len(decks)), "raw_sd": float(np.std(raw, ddof=1)),
@@ -450,13 +453,29 @@ def heldout_ratios(data: dict[str, np.ndarray], corrections: dict[str, np.ndarra
             samples[k].append(r[k])
             gaps[k].append(r[k] - r.get("v3", float("nan")))
     for k, v in diffs.items():
-        lo, hi = np.percentile(samples[k], [2.5, 97.5])
+        lo, hi = np.nanpercentile(samples[k], [2.5, 97.5])
         out[k] = {"ratio": round(_sd_ratio(v, raw), 3), "low": round(float(lo), 3), "high": round(float(hi), 3),
                   "mean": round(float(v.mean()), 2)}
         if k != "v3" and "v3" in diffs:
-            glo, ghi = np.percentile(gaps[k], [2.5, 97.5])
+            glo, ghi = np.nanpercentile(gaps[k], [2.5, 97.5])
             out[k]["minus_v3"] = round(_sd_ratio(v, raw) - _sd_ratio(diffs["v3"], raw), 3)
             out[k]["minus_v3_low"], out[k]["minus_v3_high"] = round(float(glo), 3), round(float(ghi), 3)
+    return out
+
+
+def refit_beside(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray], cfg: Fit6Config) -> dict[str, Any]:
+    """Version 3's linear family refitted on the held-out recording's own final penalties
+    (fit3's :func:`~experiments.evaluation.luck.fit3.choose_fit` on its training and
+    validation decks), and every correction's paired ratio on its held-out decks: what
+    the same features reach from final penalties on that many decks, beside the playout fit."""
+    from experiments.evaluation.luck.fit3 import choose_fit
+
+    sp = split(np.unique(data["deck"]))
+    raw_val = float(pair_diffs(data, sp["validation"], np.zeros_like(data["penalty"])).std(ddof=1))
+    _, objective, lam, w, _ = choose_fit(data, data["sums"], sp, raw_val)
+    corr = dict(corrections, **{"v3-refit": data["sums"].astype(np.float64) @ w})
+    out = heldout_ratios(data, corr, cfg.bootstrap, cfg.seed, sp["heldout"])
+    out.update({"objective": objective, "ridge": lam, "train_decks": int(len(sp["train"]))})
     return out
 
 
@@ -500,6 +519,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
             report["heldout"] = heldout_ratios(data, corr, cfg.bootstrap, cfg.seed)
             report["heldout"]["recording"] = str(path)
             report["heldout"]["lineups"] = duplicate_lineups(data)
+            report["refit"] = refit_beside(data, corr, cfg)
         else:
             log(f"[luck-fit6] {path} missing: no paired ratios for contract {contract}")
     return w.reshape(cfg.players, len(features3.CONTEXT), len(features3.ATTRS)), report
