@@ -179,13 +179,16 @@ def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "out").exists()
 
 
-def test_a_missing_heldout_folder_and_a_damaged_rows_file_are_refused(tmp_path: Path,
+def test_a_missing_heldout_folder_no_targets_and_a_damaged_rows_file_are_refused(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """``fit --heldout`` naming no folder, and a rows file damaged before its last line,
+    """``fit --heldout`` naming no folder, ``fit`` with no targets, and a rows file damaged before its last line,
     exit 2 with one error line; the file is left as it was."""
     with pytest.raises(SystemExit) as exc:
         main(["fit", "--out", str(tmp_path), "--heldout", str(tmp_path / "none")])
     assert exc.value.code == 2 and "is not a folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "no targets of contracts [1]" in capsys.readouterr().err
     path = targets_path(Fit6Config("targets", out=str(tmp_path)))
     path.write_text("{oops\n{}\n", encoding="utf-8")
     with pytest.raises(SystemExit) as exc:

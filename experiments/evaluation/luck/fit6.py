@@ -590,9 +590,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
                          a.playout_agents, a.max_turns, a.out, a.heldout, a.bootstrap, a.network)
-        read_rows(targets_path(cfg), TARGET_FIELDS)  # a damaged rows file is refused before anything runs
         if cfg.heldout and not Path(cfg.heldout).is_dir():
             raise ValueError(f"--heldout: {cfg.heldout} is not a folder")
+        rows = read_rows(targets_path(cfg), TARGET_FIELDS)  # a damaged rows file is refused before anything runs
+        if cfg.what == "fit" and not any(k in cfg.contracts for k, _ in rows):
+            raise ValueError(f"no targets of contracts {list(cfg.contracts)} in {targets_path(cfg)}")
     except (ValueError, OSError) as exc:
         p.error(str(exc).splitlines()[0])
 
