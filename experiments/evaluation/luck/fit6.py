@@ -308,7 +308,7 @@ def normal_equations(rows: Sequence[dict[str, Any]]) -> dict[str, NormalEquation
 
 #: The network candidate: fit5's hidden widths; training's most epochs, patience (epochs
 #: without a lower validation error), draws per step, learning rate, weight decay, seed.
-NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 40, 5, 256, 2e-3, 1e-4, 6
+NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 80, 8, 256, 2e-3, 1e-4, 6
 
 
 def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
