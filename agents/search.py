@@ -44,8 +44,10 @@ rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
 The belief the determinizations come from is the ``belief`` key (:mod:`agents.belief`):
 ``uniform``, ``rule`` (the opponent model with the replay factor ``infer``) or
-``learned`` (the shipped learned model) or ``inferred`` (``pool`` samples of the ``base``
-belief weighted by the opponents' last turns, :mod:`agents.belief.inferred`); the default
+``learned`` (the shipped learned model), ``inferred`` (``pool`` samples of the ``base``
+belief weighted by the opponents' last turns, :mod:`agents.belief.inferred`) or
+``filtered`` (``pool`` particles filtered through every opponent turn of the deal, the
+``base`` belief where the filter cannot run, :mod:`agents.belief.filtered`); the default
 ``auto`` is ``rule`` when ``infer`` > 0 and ``uniform`` when it is 0, as before the key existed.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
@@ -112,11 +114,12 @@ SEARCH_PARAMS: dict[str, Param] = {
     "belief": Param(
         str, "auto", "what the determinizations believe the opponents hold (agents.belief): uniform, rule "
         "(the opponent model, replay factor infer), learned (the shipped learned model), inferred (base's samples "
-        "weighted by the opponents' last turns under the heuristic); auto: rule if infer > 0, else uniform",
+        "weighted by the opponents' last turns under the heuristic), filtered (a particle filter through every "
+        "opponent turn); auto: rule if infer > 0, else uniform",
         choices=("auto", *BELIEFS),
     ),
-    "base": Param(str, "learned", "where belief=inferred draws its candidates from", choices=BASE_BELIEFS),
-    "pool": Param(int, DEFAULT_POOL, "candidates belief=inferred draws and weighs per decision", minimum=1),
+    "base": Param(str, "learned", "where belief=inferred draws its candidates from (belief=filtered falls back to)", choices=BASE_BELIEFS),
+    "pool": Param(int, DEFAULT_POOL, "candidates belief=inferred draws and weighs per decision (belief=filtered: its particles)", minimum=1),
 }
 
 

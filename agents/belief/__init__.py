@@ -21,7 +21,10 @@ Three beliefs, by name (:func:`make_belief`, search's ``belief=`` key):
   records of the built-in agents;
 - ``inferred``: a base belief's samples (``learned`` unless told) weighted by how well they
   explain each opponent's last turn if the opponent plays the heuristic
-  (:mod:`agents.belief.inferred`).
+  (:mod:`agents.belief.inferred`);
+- ``filtered``: a particle filter over the opponents' hands that explains every opponent
+  turn of the deal under the same model (:mod:`agents.belief.filtered`), falling back to a
+  base belief (``learned`` unless told) where it cannot run.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import determinize_view, hidden_slots, unseen_pool
 
 #: The belief names :func:`make_belief` and search's ``belief=`` accept.
-BELIEFS = ("uniform", "rule", "learned", "inferred")
-#: The beliefs ``inferred`` can draw its candidates from.
+BELIEFS = ("uniform", "rule", "learned", "inferred", "filtered")
+#: The beliefs ``inferred`` can draw its candidates from (and ``filtered`` falls back to).
 BASE_BELIEFS = ("uniform", "rule", "learned")
 
 #: Samples the rule model's expected counts average (it is a sampler, not a formula).
@@ -125,19 +128,25 @@ class RuleBelief(Belief):
 def make_belief(name: str, factor: float = DEFAULT_FACTOR, base: str = "learned", pool: int | None = None) -> Belief:
     """The belief named ``name``: ``uniform``, ``rule`` (with the replay ``factor``),
     ``learned`` (the newest shipped model), a shipped learned model's name (``belief-v1``),
-    or ``inferred`` (candidates from the belief named ``base``, ``pool`` of them per view:
-    :class:`agents.belief.inferred.InferredBelief`).
+    ``inferred`` (candidates from the belief named ``base``, ``pool`` of them per view:
+    :class:`agents.belief.inferred.InferredBelief`) or ``filtered`` (``pool`` particles,
+    falling back to ``base``: :class:`agents.belief.filtered.FilteredBelief`).
 
     Raises:
-        ValueError: an unknown name, a ``base`` that is itself ``inferred``, or a ``pool`` below 1.
+        ValueError: an unknown name, a ``base`` that is ``inferred`` or ``filtered``, or a ``pool`` below 1.
         agents.belief.model.BeliefModelError: a learned model that does not load.
     """
-    if name == "inferred":
+    if name in ("inferred", "filtered"):
         from agents.belief.inferred import DEFAULT_POOL, InferredBelief
 
-        if base == "inferred":
-            raise ValueError("the base of the inferred belief cannot be the inferred belief")
-        return InferredBelief(make_belief(base, factor), DEFAULT_POOL if pool is None else pool)
+        if base in ("inferred", "filtered"):
+            raise ValueError(f"the base of the {name} belief cannot be the {base} belief")
+        size = DEFAULT_POOL if pool is None else pool
+        if name == "filtered":
+            from agents.belief.filtered import FilteredBelief
+
+            return FilteredBelief(make_belief(base, factor), size)
+        return InferredBelief(make_belief(base, factor), size)
     if name == "uniform":
         return UniformBelief()
     if name == "rule":

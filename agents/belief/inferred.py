@@ -142,7 +142,23 @@ def last_turns(view: PlayerView) -> list[OpponentTurn]:
         spans[s] = (start, end)
     if not spans:
         return []
-    wanted = {i for a, b in spans.values() for i in range(a, b + 1)}
+    states = replay_states(view, {i for a, b in spans.values() for i in range(a, b + 1)})
+    if states is None:
+        return []
+    return [OpponentTurn(s, tuple(history[a:b + 1]), tuple(states[i] for i in range(a, b + 1)))
+            for s, (a, b) in sorted(spans.items())]
+
+
+def replay_states(view: PlayerView, wanted: set[int]) -> dict[int, PublicState] | None:
+    """The public state before each event of ``view``'s history whose index is in
+    ``wanted``, replayed from ``view`` (the table, sizes, opened seats, picked, known and
+    discarded cards forward from the deal's start; the pile and the stock size backward
+    from now); None when a wanted event precedes a recycle (the pile before it is not in
+    the view) or the replay does not end at ``view``."""
+    if not wanted:
+        return {}
+    history = list(view.history)
+    n = view.num_players
     first = min(wanted)
     # backward: the pile and the stock size before each wanted event
     pile = list(view.discard_pile)
@@ -152,12 +168,14 @@ def last_turns(view: PlayerView) -> list[OpponentTurn]:
         ev = history[i]
         if ev.kind == "DISCARD":
             if not pile or pile[-1] != ev.card:
-                return []
+                return None
             pile.pop()
         elif ev.kind == "DRAW_DISCARD":
             pile.append(ev.card)
         elif ev.kind == "DRAW_STOCK":
             stock += 1
+        elif ev.kind == "recycle":
+            return None
         if i in wanted:
             back[i] = (tuple(pile), stock)
     # forward: everything else, from the deal's start
@@ -208,9 +226,8 @@ def last_turns(view: PlayerView) -> list[OpponentTurn]:
            tuple(tuple(p) for p in picked), tuple(tuple(k) for k in known), tuple(tuple(d) for d in discarded), turn)
     if now != (view.hand_sizes, view.table, view.opened, view.picked_from_discard, view.known_cards,
                view.discarded, view.turn):
-        return []
-    return [OpponentTurn(s, tuple(history[a:b + 1]), tuple(states[i] for i in range(a, b + 1)))
-            for s, (a, b) in sorted(spans.items())]
+        return None
+    return states
 
 
 def legal_at(view: PlayerView) -> list[Move]:
@@ -235,10 +252,12 @@ def policy_probability(policy: HeuristicAgent, view: PlayerView, legal: Sequence
 
 
 def turn_likelihood(view: PlayerView, turn: OpponentTurn, hand: Sequence[int], policy: HeuristicAgent,
-                    eps: float) -> float:
-    """The probability of ``turn``'s moves if the opponent holds ``hand`` (53 counts) now and
-    plays ``policy`` with probability ``1 - eps``, else a uniform legal move (see the module
-    docstring); 0 when ``hand`` cannot have played the turn (a card shown that it never held)."""
+                    eps: float, drawn: int | None = None) -> float:
+    """The probability of ``turn``'s moves if the opponent holds ``hand`` (53 counts) after
+    it and plays ``policy`` with probability ``1 - eps``, else a uniform legal move (see the
+    module docstring); 0 when ``hand`` cannot have played the turn (a card shown that it
+    never held).  A stock draw's card is ``drawn`` when given (a card type of the hand
+    before the turn's plays), else averaged over as the module docstring says."""
     h = list(hand)
     like = 1.0
     for ev, state in zip(reversed(turn.events[1:]), reversed(turn.steps[1:])):
@@ -258,6 +277,12 @@ def turn_likelihood(view: PlayerView, turn: OpponentTurn, hand: Sequence[int], p
         h[draw.card] -= 1
         p = policy_probability(policy, state.view_of(view, turn.seat, h), legal, Move.draw_discard())
         return like * _mixed(p, 2, eps)
+    if drawn is not None:
+        if h[drawn] < 1:
+            return 0.0
+        h[drawn] -= 1
+        return like * _mixed(policy_probability(policy, state.view_of(view, turn.seat, h), legal, Move.draw_stock()),
+                             2, eps)
     # a stock draw: average over the card drawn (a copy it did not surely hold before)
     known = state.known_cards[turn.seat]
     total = 0

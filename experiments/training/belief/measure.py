@@ -36,6 +36,13 @@ expectation moved by the weighted minus the unweighted pool mean, floored at
 weights it is the learned belief exactly).  Each of these and ``learned`` is also scored
 apart for the opponents that were ``heuristic`` and those that were not (``[heuristic]``,
 ``[other]``): the inference assumes the heuristic.
+
+With ``--filtered-pool N`` the filtered belief (:mod:`agents.belief.filtered`: ``N``
+particles filtered through every opponent turn of the deal, the learned model where it
+cannot run) is scored too, as ``filtered`` (its weighted mean, mixed with the uniform
+belief as ``inferred`` is) and split by opponent alike; the result's
+``filtered_fallbacks`` counts the positions the learned model answered.  Positions of one
+deal are visited in order, so its filter is carried forward as in a game.
 """
 
 from __future__ import annotations
@@ -54,7 +61,8 @@ from typing import Any
 import numpy as np
 
 from agents.belief import Belief, RuleBelief, UniformBelief
-from agents.belief.inferred import InferredBelief
+from agents.belief.filtered import DEFAULT_MOVES, FilteredBelief
+from agents.belief.inferred import DEFAULT_EPS, InferredBelief
 from agents.belief.learned import LearnedBelief
 from agents.belief.model import SHIPPED_BELIEF
 from carioca_env.cards import NUM_CARD_TYPES, card_str
@@ -104,6 +112,11 @@ class MeasureConfig:
         plot: the reliability diagram's PNG ('' for none).
         merge: measurement files to merge instead of playing (see :func:`merge`).
         inferred_pool: candidates of the inferred belief per position (0: not scored).
+        filtered_pool: particles of the filtered belief (0: not scored).
+        filtered_window: its rejuvenation window in turns (0: any card;
+            :class:`~agents.belief.filtered.FilteredBelief`).
+        filtered_moves: its Metropolis-Hastings moves per particle and step.
+        filtered_eps: its weight of a uniform legal move in the opponents' policy.
     """
 
     players: tuple[int, ...] = (2,)
@@ -119,6 +132,10 @@ class MeasureConfig:
     plot: str = ""
     merge: tuple[str, ...] = ()
     inferred_pool: int = 0
+    filtered_pool: int = 0
+    filtered_window: int = 0
+    filtered_moves: int = DEFAULT_MOVES
+    filtered_eps: float = DEFAULT_EPS
 
 
 def card_log_loss(expected: np.ndarray, hidden: np.ndarray) -> float:
@@ -232,6 +249,10 @@ def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[f
                       ("inferred", "learned")]
             pairs += [(f"{a} [{who}]", f"{b} [{who}]") for who in ("heuristic", "other")
                       for a, b in (("inferred shift", "learned"), ("inferred", "pool"))]
+        if "filtered" in group:
+            pairs += [("filtered", "learned"), ("filtered", "uniform"), ("filtered", "inferred")]
+            pairs += [(f"filtered [{who}]", f"{b} [{who}]") for who in ("heuristic", "other")
+                      for b in ("learned", "inferred")]
         pairs = [(a, b) for a, b in pairs if a in group and b in group and group[a].by_deal and group[b].by_deal]
         for a, b in pairs:
             d = paired_difference(group[a].deal_means(), group[b].deal_means())
@@ -275,10 +296,16 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
     uniform, rule, learned = UniformBelief(), RuleBelief(samples=cfg.rule_samples), LearnedBelief.load(cfg.model)
     baseline = LearnedBelief.load(cfg.baseline) if cfg.baseline else None
     inferred = InferredBelief(learned, cfg.inferred_pool) if cfg.inferred_pool else None
+    filtered = FilteredBelief(learned, cfg.filtered_pool, window=cfg.filtered_window or None,
+                              moves=cfg.filtered_moves, eps=cfg.filtered_eps) if cfg.filtered_pool else None
     names = ["uniform", *(f"rule eps={e:g}" for e in RULE_EPS), "learned", *(["baseline"] if baseline else [])]
     if inferred is not None:
         split = ("learned", "inferred shift", "inferred", "pool")
         names += ["inferred shift", "inferred", "pool", *(f"{n} [{who}]" for n in split for who in ("heuristic", "other"))]
+    if filtered is not None:
+        names += ["filtered", *(f"filtered [{who}]" for who in ("heuristic", "other"))]
+        if inferred is None:
+            names += [f"learned [{who}]" for who in ("heuristic", "other")]
     per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
     times: dict[str, list[float]] = defaultdict(list)
     cache = AgentCache()
@@ -314,6 +341,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
             timed(f"{name} sample", b.sample, view, rng)
         e_inferred = timed("inferred posterior", inferred_rows, inferred, view, e_learned) \
             if inferred is not None else None
+        e_filtered = timed("filtered expected", filtered.expected_hidden, view) if filtered is not None else None
         pool = np.array(unseen_pool(view), dtype=float)
         key = (view.num_players, view.deal, pos.deal)
         for s in range(view.num_players):
@@ -332,6 +360,12 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
                 who = "heuristic" if pos.specs[s] == "heuristic" else "other"
                 for n in ("learned", "inferred shift", "inferred", "pool"):
                     rows[f"{n} [{who}]"] = rows[n]
+            if e_filtered is not None:
+                # mixed with uniform as the inferred pool mean is: a finite pool gives some copies 0
+                rows["filtered"] = (1 - INFERRED_EPS) * e_filtered[s] + INFERRED_EPS * e_uni[s]
+                who = "heuristic" if pos.specs[s] == "heuristic" else "other"
+                rows[f"filtered [{who}]"] = rows["filtered"]
+                rows[f"learned [{who}]"] = rows["learned"]
             for n, e in rows.items():
                 per_contract[view.deal][n].add(key, e, pos.hidden[s], pool)
 
@@ -345,6 +379,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
     head = {"config": asdict(cfg), "heldout_rule": f"deal % {HELDOUT_EVERY} == {HELDOUT_EVERY - 1}",
             "seconds": round(time.time() - t0, 1), "model_fingerprint": learned.model.fingerprint,
             "baseline_fingerprint": baseline.model.fingerprint if baseline is not None else None,
+            "filtered_fallbacks": filtered.fallbacks if filtered is not None else None,
             "contract_weights": {str(c): learned.model.contract_fingerprint(c) for c in cfg.contracts}}
     result = summarize(per_contract, times, head)
     _write(result, Path(cfg.out), cfg.plot, log)
@@ -469,11 +504,21 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     p.add_argument("--plot", default="", help="write the reliability diagram to this PNG")
     p.add_argument("--inferred-pool", type=int_at_least(0), default=0,
                    help="also score the inferred belief with this many candidates per position (0: not)")
+    p.add_argument("--filtered-pool", type=int_at_least(0), default=0,
+                   help="also score the filtered belief with this many particles (0: not)")
+    p.add_argument("--filtered-window", type=int_at_least(0), default=0,
+                   help="the filtered belief's rejuvenation window in opponent turns (0: any card)")
+    p.add_argument("--filtered-moves", type=int_at_least(0), default=DEFAULT_MOVES,
+                   help="the filtered belief's Metropolis-Hastings moves per particle and step")
+    p.add_argument("--filtered-eps", type=float, default=DEFAULT_EPS,
+                   help="the filtered belief's weight of a uniform legal move in the opponents' policy, in (0, 1]")
     p.add_argument("--merge", nargs="+", default=[], metavar="JSON",
                    help="merge these belief-measure.json files (parts of one measurement) instead of playing")
     a = p.parse_args(argv)
     if not 0 < a.record_prob <= 1:
         p.error(f"argument --record-prob: expected a number in (0, 1], got {a.record_prob:g}")
+    if not 0 < a.filtered_eps <= 1:
+        p.error(f"argument --filtered-eps: expected a number in (0, 1], got {a.filtered_eps:g}")
     if a.merge:
         for path in a.merge:
             try:
@@ -492,7 +537,9 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
             except BeliefModelError as exc:
                 p.error(f"argument {flag}: {exc}")
     return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
-                         a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge), a.inferred_pool)
+                         a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge), a.inferred_pool,
+                         a.filtered_pool,
+                         a.filtered_window, a.filtered_moves, a.filtered_eps)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
