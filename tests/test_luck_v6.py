@@ -158,6 +158,13 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     kept = net["validation_error"][net["epoch"]]
     assert (1.0 - net["r2"]["validation"]) * spread / (2 * val.sum()) == pytest.approx(kept, abs=0.01 + 1e-3 * kept)
     assert "minus_v3" in report["heldout"]["v6-network"]
+    # the saved network gives the reported held-out ratio through fit5's forward pass
+    from experiments.evaluation.luck.fit5 import network_corrections
+
+    saved = dict(np.load(tmp_path / "t" / "network-p2-c1.npz"))
+    by_net = network_corrections(saved, data)
+    net_ratio = pair_diffs(data, decks, by_net).std(ddof=1) / pair_diffs(data, decks, 0 * by_net).std(ddof=1)
+    assert report["heldout"]["v6-network"]["ratio"] == pytest.approx(net_ratio, abs=5e-4)
     # version 3's family refitted on the recording's own penalties, measured on its held-out split
     refit = report["refit"]
     assert refit["decks"] == 2 and refit["train_decks"] == 6 and "minus_v3" in refit["v3-refit"]

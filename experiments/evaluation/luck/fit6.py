@@ -90,8 +90,8 @@ class Fit6Config:
         out: folder of the rows, ``value.json`` and ``report.json``.
         heldout: a folder of fit5 recordings (``events-p2-c{k}.npz``) to measure on, or ``""``.
         bootstrap: resamples of the held-out decks for each ratio's 95% interval.
-        network: also fit a network on the same targets (a diagnostic beside the linear
-            model: measured, not saved in ``value.json``).
+        network: also fit a network on the same targets (beside the linear model: measured,
+            and saved apart as ``network-p2-c{k}.npz``, not in ``value.json``).
         ridges: the ridge penalties validation chooses from.
     """
 
@@ -480,12 +480,12 @@ def refit_beside(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray]
 
 
 def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
-                 log: Any = print) -> tuple[np.ndarray, dict[str, Any]]:
+                 log: Any = print) -> tuple[np.ndarray, dict[str, Any], dict[str, np.ndarray] | None]:
     """The weights ``[2, len(CONTEXT), len(ATTRS)]`` fitted on one contract's rows (rounded as
     :class:`~experiments.evaluation.luck.value.DrawValue` rounds them), and the
     report: the ridge chosen, the weighted R^2 of the card values on each split (also the
     shipped version 3's, where it has draw weights), and with ``cfg.heldout`` the paired
-    ratios there."""
+    ratios there; and the network's parameters with ``cfg.network`` (else ``None``)."""
     from experiments.evaluation.luck.fit5 import events_path, network_corrections
     from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_FILES, load_value
 
@@ -522,7 +522,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
             report["refit"] = refit_beside(data, corr, cfg)
         else:
             log(f"[luck-fit6] {path} missing: no paired ratios for contract {contract}")
-    return w.reshape(cfg.players, len(features3.CONTEXT), len(features3.ATTRS)), report
+    return w.reshape(cfg.players, len(features3.CONTEXT), len(features3.ATTRS)), report, net
 
 
 def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
@@ -538,7 +538,10 @@ def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
         if len(mine) < HELDOUT_EVERY:
             log(f"[luck-fit6] contract {k}: {len(mine)} decks of targets, not fitted")
             continue
-        w, report = fit_contract(cfg, k, mine, log)
+        w, report, net = fit_contract(cfg, k, mine, log)
+        if net is not None:
+            arrays: dict[str, Any] = dict(net)
+            np.savez(Path(cfg.out) / f"network-{model_key(cfg.players, k)}.npz", **arrays)
         models[model_key(cfg.players, k)] = w
         reports[model_key(cfg.players, k)] = report
         log(f"[luck-fit6] c{k}: {json.dumps(report)}")
@@ -585,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--heldout", default="", help="a folder of fit5 recordings (events-p2-c{k}.npz) to measure on")
     p.add_argument("--bootstrap", type=int_at_least(10), default=2000)
     p.add_argument("--network", action="store_true",
-                   help="fit: also a network on the same targets (measured beside the linear model, not saved)")
+                   help="fit: also a network on the same targets (measured beside the linear model, saved apart)")
     a = p.parse_args(argv)
     try:
         cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
