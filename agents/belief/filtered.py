@@ -86,10 +86,11 @@ from agents.belief.inferred import (
     shown_cards,
     turn_likelihood,
 )
+from agents.belief.sampling import game_with_hidden
 from agents.heuristic import HeuristicAgent
 from carioca_env import Game, PlayerView
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, cards_of, deck_counts, rank_of, suit_of
-from carioca_env.determinize import game_from_view, unseen_pool
+from carioca_env.determinize import unseen_pool
 
 #: The seed of every filter step (with the seat and the prefix's length).
 FILTER_SEED = 20261206
@@ -570,13 +571,7 @@ class FilteredBelief(Belief):
         cum = np.cumsum(weights).tolist()
         p = particles[min(bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)]
         hidden = [tuple(cards_of(p.hidden(s))) if s != view.seat else () for s in range(view.num_players)]
-        left = unseen_pool(view)
-        for cards in hidden:
-            for c in cards:
-                left[c] -= 1
-        stock = cards_of(left)
-        rng.shuffle(stock)
-        return game_from_view(view, hidden, stock, rng.getrandbits(63))
+        return game_with_hidden(view, hidden, rng)
 
 
 def related_weights(picked: Sequence[int]) -> list[float]:

@@ -44,11 +44,10 @@ import numpy as np
 from agents.base import declared_choice
 from agents.belief import Belief
 from agents.belief.learned import LearnedBelief
-from agents.belief.sampling import sample_hidden
+from agents.belief.sampling import game_with_hidden, sample_hidden
 from agents.heuristic import HeuristicAgent
 from carioca_env import Game, Move, Phase, PlayerView
 from carioca_env.cards import NUM_CARD_TYPES, cards_of
-from carioca_env.determinize import game_from_view, unseen_places
 from carioca_env.meld_moves import view_meld_moves
 from carioca_env.melds import Meld, TableMeld
 from carioca_env.view import PublicEvent
@@ -402,14 +401,4 @@ class InferredBelief(Belief):
         post = self.posterior(view)
         cum = np.cumsum(post.weights).tolist()
         j = min(bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)
-        hidden = post.hidden[j]
-        units, _slots = unseen_places(view)
-        left = [0] * NUM_CARD_TYPES
-        for c in units:
-            left[c] += 1
-        for cards in hidden:
-            for c in cards:
-                left[c] -= 1
-        stock = cards_of(left)
-        rng.shuffle(stock)
-        return game_from_view(view, hidden, stock, rng.getrandbits(63))
+        return game_with_hidden(view, post.hidden[j], rng)

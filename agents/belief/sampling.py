@@ -26,8 +26,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from carioca_env import Game, PlayerView
-from carioca_env.cards import NUM_CARD_TYPES
-from carioca_env.determinize import game_from_view, unseen_places
+from carioca_env.cards import NUM_CARD_TYPES, cards_of
+from carioca_env.determinize import game_from_view, unseen_places, unseen_pool
 from carioca_env.errors import ArgumentTypeError, described
 
 #: Probabilities this close to 1 are taken as certain (float sums of many terms drift).
@@ -146,3 +146,17 @@ def sample_game(view: PlayerView, weights: Sequence[Sequence[float]], rng: rando
     (:func:`sample_hidden`); the game's own generator is seeded from ``rng``."""
     hidden, stock = sample_hidden(view, weights, rng)
     return game_from_view(view, hidden, stock, rng.getrandbits(63))
+
+
+def game_with_hidden(view: PlayerView, hidden: Sequence[Sequence[int]], rng: random.Random) -> Game:
+    """A one-deal game consistent with ``view`` in which each opponent's hidden cards are
+    ``hidden[seat]`` (the viewing seat's entry empty), the stock the other unseen cards in
+    an order from ``rng``; the game's own generator is seeded from ``rng`` (the candidate
+    beliefs, inferred and filtered, deal a weighted candidate this way)."""
+    left = unseen_pool(view)
+    for cards in hidden:
+        for c in cards:
+            left[c] -= 1
+    stock = cards_of(left)
+    rng.shuffle(stock)
+    return game_from_view(view, [tuple(h) for h in hidden], stock, rng.getrandbits(63))
