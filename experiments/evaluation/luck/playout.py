@@ -314,9 +314,9 @@ def read_rows(path: Path, required: frozenset[str] = ROW_FIELDS) -> dict[tuple[i
 def drop_cut_line(path: Path) -> None:
     """Drop a last line cut off by a stop (no final newline), so the next row appended
     starts on its own line."""
-    if path.exists() and path.read_bytes() and not path.read_bytes().endswith(b"\n"):
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+    data = path.read_bytes() if path.exists() else b""
+    if data and not data.endswith(b"\n"):  # read once: the rows files run to tens of MB
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
 def _timings(path: Path, contract: int, decks: int) -> list[dict[str, Any]]:
