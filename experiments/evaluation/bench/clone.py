@@ -110,11 +110,16 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
         dt = time.perf_counter() - t0
         return Sample(decisions / dt, {"decisions": decisions, "seconds": dt})
 
-    def search_decision(rep: int, belief: str = "auto") -> Sample:
+    def make_search(belief: str) -> Any:
+        """The search agent the search units time: the sizes' ``sims``, or its default budget."""
         from agents.search import SearchAgent
 
-        agent = SearchAgent(seed=seed, belief=belief) if sizes.clone_search_sims is None else SearchAgent(
-            seed=seed, sims=sizes.clone_search_sims, belief=belief)
+        if sizes.clone_search_sims is None:
+            return SearchAgent(seed=seed, belief=belief)
+        return SearchAgent(seed=seed, sims=sizes.clone_search_sims, belief=belief)
+
+    def search_decision(rep: int, belief: str = "auto") -> Sample:
+        agent = make_search(belief)
         spent = 0.0
         n = 0
         picked = states()[:: max(1, len(states()) // sizes.clone_search_decisions)][: sizes.clone_search_decisions]
@@ -148,14 +153,12 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
 
     def search_game(rep: int, belief: str) -> Sample:
         from agents.heuristic import HeuristicAgent
-        from agents.search import SearchAgent
         from carioca_env import Game, GameConfig
 
         spent = 0.0
         before = 0
         for contract in (1, 4, 7):
-            agent = SearchAgent(seed=seed, belief=belief) if sizes.clone_search_sims is None else SearchAgent(
-                seed=seed, sims=sizes.clone_search_sims, belief=belief)
+            agent = make_search(belief)
             game = Game(GameConfig(2, (contract,)), seed=seed + contract)
             other = HeuristicAgent(seed + contract)
             while not game.game_over and agent.searched < sizes.clone_search_decisions:
