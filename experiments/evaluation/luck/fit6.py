@@ -24,7 +24,9 @@ reshuffled, the same seeds for every card of a draw, so differences between card
 little of the playouts' noise), by the seated agents (``--playout-agents actual``) or by
 the heuristic in every seat.  One JSON line per deck (resumable; a stop loses at most the
 deck being played): per valued draw the mover, the card types and their copies, the
-version-3 context and attributes, and the card values; each deck's CPU seconds in a side
+version-3 context and attributes, the card values and a snapshot of the state
+(:func:`snapshot`: hands, openings, layable types, pile top, turn) for fits with other
+inputs; each deck's CPU seconds in a side
 file, so the rows are the same bytes for the same seed.
 
 ``fit`` regresses, per contract, each card value centred on its draw's expectation (the
@@ -60,6 +62,7 @@ from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
 from experiments.common.seeds import LUCK_FIT, derive_seed
 from experiments.evaluation.luck import features3
+from experiments.evaluation.luck.features import layable_types
 from experiments.evaluation.luck.fit3 import HELDOUT_EVERY, RIDGES, duplicate_lineups, fit_games, pair_diffs, split
 from experiments.evaluation.luck.playout import PLAYOUT_AGENTS, card_value, drop_cut_line, read_rows
 
@@ -139,6 +142,16 @@ def _rounded(a: np.ndarray) -> list[Any]:
     return np.round(np.asarray(a, dtype=np.float64), _DECIMALS).tolist()
 
 
+def snapshot(game: Any) -> dict[str, Any]:
+    """What a later fit may want beyond version 3's features, from the state before a stock
+    draw: every seat's hand (card types, with repeats), which seats have opened, the types
+    that can be laid off on the table, the pile's top card (-1 when empty) and the turn.
+    Every part is public or the seat's own, as the value function's full-state input is."""
+    return {"hands": [[int(t) for t in game.hand(s)] for s in range(game.num_players)], "opened": [int(bool(o)) for o in game.opened],
+            "lay": [int(t) for t in np.flatnonzero(layable_types(game))],
+            "top": int(game.top_discard), "turn": int(game.turn)}
+
+
 class TargetObserver:
     """A deal observer (:func:`experiments.evaluation.luck.measure.play_deal`) that values a
     share of the stock draws by playouts: ``events`` gets, per valued draw, the draw's
@@ -173,7 +186,7 @@ class TargetObserver:
         self.playouts += len(cards) * len(seeds)
         self.events.append({"draw": self.draws - 1, "mover": int(game.current), "cards": cards.tolist(),
                             "counts": [int(c) for c in counts], "ctx": _rounded(ctx), "attrs": _rounded(attrs),
-                            "values": values.tolist()})
+                            "values": values.tolist(), **snapshot(game)})
 
     def after(self, game: Any) -> None:
         """Nothing: the values are taken before the draw."""
