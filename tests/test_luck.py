@@ -140,7 +140,7 @@ def test_mean_correction_per_seat_is_zero_over_2000_deals() -> None:
     functions' corrections of the same draws are correlated, and these deals' seat 0 drew
     worse than its expectation.  Version 3's exact expectation, 0 at every state, is
     checked in tests/test_luck_v3.py on states of these same games.)"""
-    value = value_module.load_value(value_module.SHIPPED_FILES[1])
+    value = value_module.load_value(value_module.SHIPPED_BY_VERSION[2])
     sums: list[list[float]] = [[], []]
     for d in range(2000):
         game = Game(GameConfig(num_players=2, deals=(1 + d % 7,)), seed=10_000 + d)
@@ -186,7 +186,7 @@ def test_value_file_round_trip_and_refusals(tmp_path) -> None:
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_shipped_value_is_frozen_and_fitted_off_tournament_seeds(version: int) -> None:
-    path = value_module.SHIPPED_FILES[version - 1]
+    path = value_module.SHIPPED_BY_VERSION[version]
     value = value_module.load_value(path)
     meta = value.meta
     assert meta["seed_namespace"] == "carioca-luck-fit"
@@ -263,7 +263,7 @@ def test_a_tournament_corrected_by_another_value_function_is_refused(tmp_path: P
     with pytest.raises(TournamentError, match="luck value function v1-000000000000"):
         _tournament(cfg, tmp_path)
     assert not (tmp_path / RESULTS_FILE).exists()
-    v2 = value_module.load_value(value_module.SHIPPED_FILES[1])  # version 2 has no 3-player models
+    v2 = value_module.load_value(value_module.SHIPPED_BY_VERSION[2])  # version 2 has no 3-player models
     cfg = TournamentConfig(agents=("greedy", "random"), players=3, contracts=(1,), decks=1, luck=v2.fingerprint)
     with pytest.raises(ValueFileError):
         v2.model(3, 1)
@@ -327,7 +327,7 @@ def test_the_command_line_option(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert cli.main([*base, "--players", "3", "--out", str(tmp_path / "p3ok")]) == 0
     assert "luck-corrected" in capsys.readouterr().out
     # a default without a 3-player model (version 2): refused in one paragraph, before anything is written
-    v2 = value_module.load_value(value_module.SHIPPED_FILES[1])
+    v2 = value_module.load_value(value_module.SHIPPED_BY_VERSION[2])
     monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: v2})
     assert cli.main([*base, "--players", "3", "--out", str(tmp_path / "p3")]) == 2
     err = capsys.readouterr().err
@@ -356,14 +356,15 @@ def test_the_luck_value_option_corrects_with_the_named_version(tmp_path: Path, c
     # the same deals (the correction never changes play), corrected differently
     assert [d["penalty"] for d in lines[1:]] == [d["penalty"] for d in other[1:]]
     assert [d["luck"] for d in lines[1:]] != [d["luck"] for d in other[1:]]
-    for bad, message in ((["--luck-correction", "--luck-value", "5"], "--luck-value: the shipped luck value functions "
-                                                                       "are versions 1-4, got 5"),
+    for bad, message in ((["--luck-correction", "--luck-value", "5"], "--luck-value: no luck value function of "
+                                                                       "version 5 ships with this package"),
                          (["--luck-value", "2"], "--luck-value names the value function of --luck-correction")):
         assert cli.main([*base, *bad, "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and not (tmp_path / "bad").exists()
-    with pytest.raises(value_module.ValueFileError, match="versions 1-4, got 0"):
-        shipped_version(0)
+    for version in (0, 5, True, "3"):  # 5 never shipped; a bool or a string is not a version number
+        with pytest.raises(value_module.ValueFileError, match=f"no luck value function of version {version!r} ships"):
+            shipped_version(version)  # type: ignore[arg-type]
 
 
 def test_seat_deal_seats_the_specs_and_replays_the_same_game() -> None:

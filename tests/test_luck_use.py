@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.evaluation.luck import SHIPPED_FILES, load_value, shipped_value
+from experiments.evaluation.luck import SHIPPED_BY_VERSION, load_value, shipped_value, shipped_version, shipped_versions
 from experiments.evaluation.tournament import TournamentConfig, run_tournament
 from experiments.training.train import TrainConfig, TrainError, evaluate, read_eval_csv, train
 
@@ -33,7 +33,7 @@ def _oldest_other_value() -> str:
     """The fingerprint of a shipped value function that is not the newest (a run recorded
     when it was the default)."""
     newest = shipped_value().fingerprint
-    older = [load_value(p).fingerprint for p in SHIPPED_FILES if load_value(p).fingerprint != newest]
+    older = [shipped_version(v).fingerprint for v in shipped_versions() if shipped_version(v).fingerprint != newest]
     assert older, "the package ships a single value function"
     return older[0]
 
@@ -120,7 +120,7 @@ def test_a_corrected_evaluation_without_a_model_is_refused_before_anything_runs(
     from experiments.evaluation.luck import value as value_module
 
     # a default value function without 3-player models (version 2; version 3 has them)
-    monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: load_value(SHIPPED_FILES[1])})
+    monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: load_value(SHIPPED_BY_VERSION[2])})
     out = tmp_path / "run"
     with pytest.raises(TrainError, match="--luck-correction: .*no model for 3 players"):
         train(_tiny(players=3, luck_correction=True), out, progress=False, log=lambda m: None)

@@ -16,7 +16,7 @@ from carioca_env import Game, GameConfig
 from carioca_env.moves import MoveKind
 from experiments.common.seeds import LUCK_FIT, TOURNAMENT
 from experiments.evaluation.luck import (
-    SHIPPED_FILES,
+    SHIPPED_BY_VERSION,
     ActionValue,
     DrawValue,
     MlpValue,
@@ -74,7 +74,7 @@ def test_the_drawer_is_read_from_its_hand_before_the_draw() -> None:
 @pytest.mark.parametrize("opened", [False, True])
 @pytest.mark.parametrize("which", ["shipped", "random"])
 def test_each_v2_correction_has_exact_expectation_zero(opened: bool, which: str) -> None:
-    value = load_value(SHIPPED_FILES[1]) if which == "shipped" else random_mlp(1)
+    value = load_value(SHIPPED_BY_VERSION[2]) if which == "shipped" else random_mlp(1)
     assert isinstance(value, MlpValue)
     game = small_position(opened)
     check_exact(value, game)
@@ -145,7 +145,7 @@ def test_v2_file_round_trip_and_refusals(tmp_path: Path) -> None:
 
 
 def test_every_shipped_version_loads_and_is_found_by_fingerprint() -> None:
-    v1, v2, v3, v4 = (load_value(p) for p in SHIPPED_FILES)
+    v1, v2, v3, v4 = (load_value(SHIPPED_BY_VERSION[v]) for v in (1, 2, 3, 4))
     assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue) and isinstance(v3, DrawValue)
     assert isinstance(v4, ActionValue) and value_by_fingerprint(v4.fingerprint).fingerprint == v4.fingerprint
     assert [v.fingerprint[:3] for v in (v1, v2, v3, v4)] == ["v1-", "v2-", "v3-", "v4-"]
@@ -165,7 +165,7 @@ def test_every_shipped_version_loads_and_is_found_by_fingerprint() -> None:
 def test_a_tournament_corrected_by_version_1_still_runs_and_resumes(tmp_path: Path) -> None:
     """Results corrected by the first value function stay readable and resumable: its
     fingerprint selects it, and the corrections are its own."""
-    v1 = load_value(SHIPPED_FILES[0])
+    v1 = load_value(SHIPPED_BY_VERSION[1])
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(1,), decks=2, seed=4,
                            max_turns=300, luck=v1.fingerprint)
     s1 = run_tournament(cfg, tmp_path / "v1", workers=1, progress=False, log=lambda m: None)
@@ -251,7 +251,7 @@ def _default_without_3_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the default value function one without 3-player models (version 2)."""
     from experiments.evaluation.luck import value as value_module
 
-    v2 = load_value(SHIPPED_FILES[1])
+    v2 = load_value(SHIPPED_BY_VERSION[2])
     monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: v2})
 
 

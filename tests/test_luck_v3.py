@@ -12,7 +12,15 @@ import pytest
 from agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.moves import MoveKind
-from experiments.evaluation.luck import DrawValue, ValueFileError, features3, load_value
+from experiments.evaluation.luck import (
+    DrawNetValue,
+    DrawValue,
+    ValueFileError,
+    features3,
+    load_value,
+    shipped_version,
+    shipped_versions,
+)
 from tests.test_luck import check_exact, outcomes, small_position
 
 
@@ -26,17 +34,41 @@ def random_draw_value(seed: int, scaled: tuple[str, ...] = ()) -> DrawValue:
                      scaled={k: float(rng.uniform(0.5, 1.5)) for k in scaled})
 
 
-@pytest.mark.parametrize("opened", [False, True])
-@pytest.mark.parametrize("scaled", [(), ("p2-c1",)])
-def test_each_v3_correction_has_exact_expectation_zero(opened: bool, scaled: tuple[str, ...]) -> None:
-    check_exact(random_draw_value(1, scaled), small_position(opened))
+def random_draw_net(seed: int, keys: tuple[str, ...] = tuple(f"p2-c{k}" for k in range(1, 8)) + ("p4-c1",),
+                    hidden: tuple[int, int] = (8, 5)) -> DrawNetValue:
+    """A version-6 value of random networks for ``keys`` (a poor value function whose
+    draws differ); every other model falls back to the shipped version 3."""
+    rng = np.random.default_rng(seed)
+    models = {}
+    for key in keys:
+        n = int(key[1])
+        d, (h1, h2) = len(features3.CONTEXT) + n + len(features3.ATTRS), hidden
+        models[key] = {"mu": rng.normal(scale=0.3, size=d), "sd": rng.uniform(0.2, 2.0, size=d),
+                       "w1": rng.normal(size=(d, h1)) * (2.0 / d) ** 0.5, "b1": rng.normal(scale=0.5, size=h1),
+                       "w2": rng.normal(size=(h1, h2)) * (2.0 / h1) ** 0.5, "b2": rng.normal(scale=0.5, size=h2),
+                       "w3": rng.normal(size=h2), "b3": np.array(rng.normal()),
+                       "y_scale": np.array(rng.uniform(5.0, 20.0)), "y_shift": np.array(rng.normal())}
+    return DrawNetValue(models)
+
+
+#: The draw value functions the exact-expectation tests run on: random version-3 weights,
+#: a model that is a multiple of version 2, random version-6 networks, and a version 6
+#: without the contract's network (the shipped version 3 then).
+DRAW_VALUES = {"v3": lambda: random_draw_value(1), "v3 scaled": lambda: random_draw_value(1, ("p2-c1",)),
+               "v6 network": lambda: random_draw_net(1), "v6 fallback": lambda: random_draw_net(1, ("p2-c2",))}
 
 
 @pytest.mark.parametrize("opened", [False, True])
-def test_each_shipped_v3_correction_has_exact_expectation_zero(opened: bool) -> None:
-    from experiments.evaluation.luck import SHIPPED_FILES
+@pytest.mark.parametrize("kind", sorted(DRAW_VALUES))
+def test_each_draw_correction_has_exact_expectation_zero(opened: bool, kind: str) -> None:
+    check_exact(DRAW_VALUES[kind](), small_position(opened))  # type: ignore[no-untyped-call]
 
-    check_exact(load_value(SHIPPED_FILES[2]), small_position(opened))
+
+@pytest.mark.parametrize("opened", [False, True])
+@pytest.mark.parametrize("version", [v for v in shipped_versions() if v >= 3])
+def test_each_shipped_draw_correction_has_exact_expectation_zero(opened: bool, version: int) -> None:
+    """Version 3 and every later shipped version (6 once its file ships)."""
+    check_exact(shipped_version(version), small_position(opened))
 
 
 def test_shipped_v3_corrections_have_exact_expectation_zero_at_random_agents_states() -> None:
@@ -81,10 +113,13 @@ def test_a_scaled_v3_model_is_beta_times_version_2() -> None:
         value.evaluate(game)
 
 
-def test_v3_vectorised_draw_values_are_the_values_of_the_states() -> None:
+@pytest.mark.parametrize("version", [3, 6])
+def test_vectorised_draw_values_are_the_values_of_the_states(version: int) -> None:
     """Over real deals at 2, 3 and 4 players, with seats opened and not: the value of each
-    possible draw computed at once equals the value of the state after that draw."""
-    value = random_draw_value(3)
+    possible draw computed at once equals the value of the state after that draw, card by
+    card (version 6: networks for 2 players and for 4 players' contract 1, the shipped
+    version 3 for the others)."""
+    value = random_draw_value(3) if version == 3 else random_draw_net(3)
     seen_opened = False
     for seed, (n, k) in enumerate([(2, 1), (3, 5), (4, 2), (2, 3), (4, 1)]):
         game = Game(GameConfig(num_players=n, deals=(k,)), seed=seed)
@@ -201,11 +236,11 @@ def test_fit3_records_and_fits_a_value_file(tmp_path: Path) -> None:
 def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: Path) -> None:
     """measure widths plays each deal once and corrects it with several value functions; each
     corrected difference is the one a --luck-correction tournament reports."""
-    from experiments.evaluation.luck import SHIPPED_FILES
+    from experiments.evaluation.luck import SHIPPED_BY_VERSION
     from experiments.evaluation.luck.measure import corrected_pairs
     from experiments.evaluation.tournament import TournamentConfig, run_tournament
 
-    values = [load_value(p) for p in SHIPPED_FILES[:2]]
+    values = [load_value(p) for p in (SHIPPED_BY_VERSION[v] for v in (1, 2))]
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(3,), decks=3, seed=11, max_turns=300)
     raw, corrected = corrected_pairs(cfg, values)
     for v, c in zip(values, corrected):
@@ -219,9 +254,9 @@ def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: P
 def test_the_shipped_v3_is_frozen_fitted_off_tournament_seeds_and_small() -> None:
     """value-v3.json: fitted in the fit's seed namespace, a model per player count (2, 3
     and 4) and contract, each with its fit report, and a small file."""
-    from experiments.evaluation.luck import SHIPPED_FILES
+    from experiments.evaluation.luck import SHIPPED_BY_VERSION
 
-    path = SHIPPED_FILES[2]
+    path = SHIPPED_BY_VERSION[3]
     value = load_value(path)
     assert isinstance(value, DrawValue)
     meta = value.meta

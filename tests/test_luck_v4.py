@@ -17,14 +17,14 @@ from carioca_env import Game, GameConfig, Move, PlayerView
 from carioca_env.moves import MoveKind
 from experiments.evaluation.luck import LuckTracker, ValueFileError, features3, features4, load_value
 from experiments.evaluation.luck.correction import action_term
-from experiments.evaluation.luck.value import SHIPPED_FILES, ActionValue, DrawValue
+from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ActionValue, DrawValue
 from tests.test_luck import small_position
 
 
 def random_action_value(seed: int) -> ActionValue:
     """Random action weights for every model over the shipped version 3's draws."""
     rng = np.random.default_rng(seed)
-    v3 = load_value(SHIPPED_FILES[2])
+    v3 = load_value(SHIPPED_BY_VERSION[3])
     assert isinstance(v3, DrawValue)
     shape = (len(features3.CONTEXT), len(features4.ACTION_ATTRS))
     keys = [f"p{n}-c{k}" for n in (2, 3, 4) for k in range(1, 8)]
@@ -141,7 +141,7 @@ def test_declaring_agents_get_action_terms_and_older_versions_ignore_them() -> N
     """Greedy and heuristic declare their ties: version 4 adds terms (its draw part's
     corrections plus them); versions 1-3 give the same corrections told or not."""
     value = random_action_value(5)
-    olds = [load_value(p) for p in SHIPPED_FILES[:3]]
+    olds = [load_value(p) for p in (SHIPPED_BY_VERSION[v] for v in (1, 2, 3))]
     for seed in range(3):
         agents = [make_agent("greedy", seed), make_agent("heuristic", seed + 10)]
         trackers = [LuckTracker(value, 2), LuckTracker(value.draw, 2)]

@@ -17,17 +17,21 @@ a good ``V`` removes much of the variance.
   (``value-v3.json``: what the drawn card is worth to each seat, :mod:`.features3`, fitted
   by :mod:`.fit3` so that the corrections explain the penalties, or a multiple of version
   2 where that validated narrower); :func:`value_by_fingerprint` finds any shipped
-  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too).
+  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too;
+  ``value-v6.json``, networks fitted to playout card values, once it is exported:
+  :func:`shipped_versions` lists what ships).
 - :mod:`.replayed` tabulates corrected tournaments: an agent against its table-mates, or
   one seat replaced by the agent against the all-baseline table of the same decks.
 """
 
 from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.value import (
+    DEFAULT_VERSION,
+    SHIPPED_BY_VERSION,
     SHIPPED_FILE,
-    SHIPPED_FILES,
     ActionValue,
     AnyValue,
+    DrawNetValue,
     DrawValue,
     MlpValue,
     ValueFileError,
@@ -36,9 +40,10 @@ from experiments.evaluation.luck.value import (
     model_key,
     shipped_value,
     shipped_version,
+    shipped_versions,
     value_by_fingerprint,
 )
 
-__all__ = ["SHIPPED_FILE", "SHIPPED_FILES", "ActionValue", "AnyValue", "DrawValue", "LuckTracker", "MlpValue",
-           "ValueFileError", "ValueFunction", "load_value", "model_key", "shipped_value", "shipped_version",
-           "value_by_fingerprint"]
+__all__ = ["DEFAULT_VERSION", "SHIPPED_BY_VERSION", "SHIPPED_FILE", "ActionValue", "AnyValue", "DrawNetValue",
+           "DrawValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction", "load_value", "model_key",
+           "shipped_value", "shipped_version", "shipped_versions", "value_by_fingerprint"]

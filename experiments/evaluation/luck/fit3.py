@@ -187,9 +187,9 @@ def save_recording(path: Path, arrays: dict[str, Any], players: int) -> None:
 
 def record(cfg: Fit3Config, log: Any = print) -> None:
     """Play the fitting games and save, per (player count, contract), one row per (deck, game, seat)."""
-    from experiments.evaluation.luck.value import SHIPPED_FILES, ValueFileError, load_value
+    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ValueFileError, load_value
 
-    shipped_v2 = load_value(SHIPPED_FILES[1])
+    shipped_v2 = load_value(SHIPPED_BY_VERSION[2])
     for players, contract, path in pending(cfg, states_path, "luck-fit3", log):
         # version 2's corrections ride along for comparison (and as a candidate model) where it has models
         v2: Any = shipped_v2

@@ -116,9 +116,9 @@ def rows_path(out: str | Path, players: int, contract: int) -> Path:
 def record(cfg: Fit4Config, log: Any = print) -> None:
     """Play the fitting games; save, per (player count, contract), one row per (deck, game)
     (a (player count, contract) already recorded is kept)."""
-    from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
+    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
 
-    v3 = load_value(SHIPPED_FILES[2])
+    v3 = load_value(SHIPPED_BY_VERSION[3])
     for players, contract, path in pending(cfg, rows_path, "luck-fit4", log):
         t0 = time.process_time()
         rows: dict[str, list[Any]] = {k: [] for k in ("penalty", "draw_sums", "action_sums", "v3", "deck", "game",
@@ -187,11 +187,11 @@ def fit(cfg: Fit4Config, log: Any = print) -> Any:
     """Fit every recorded (player count, contract) and write ``value.json`` (version 4)."""
     from dataclasses import asdict
 
-    from experiments.evaluation.luck.value import SHIPPED_FILES, ActionValue, DrawValue, load_value, model_key
+    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ActionValue, DrawValue, load_value, model_key
 
-    v3 = load_value(SHIPPED_FILES[2])
+    v3 = load_value(SHIPPED_BY_VERSION[3])
     if not isinstance(v3, DrawValue):
-        raise ValueError(f"{SHIPPED_FILES[2]} is not a version-3 value file")
+        raise ValueError(f"{SHIPPED_BY_VERSION[3]} is not a version-3 value file")
     models = dict(v3.models)
     scaled = dict(v3.scaled)
     actions: dict[str, np.ndarray] = {}

@@ -124,9 +124,9 @@ def record(cfg: Fit5Config, log: Any = print) -> None:
     ``game``, ``agent [G, n]``; per event ``ctx [E, n, C]``, ``mover``, ``event_game``,
     ``start [E + 1]`` (its card rows are ``start[e]:start[e + 1]``) and ``drawn`` (the
     drawn card's row); per card row ``attrs [R, n, A]`` and ``counts [R]`` (float32)."""
-    from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
+    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
 
-    v3 = load_value(SHIPPED_FILES[2])
+    v3 = load_value(SHIPPED_BY_VERSION[3])
     for players, contract, path in pending(cfg, events_path, "luck-fit5", log):
         t0 = time.process_time()
         games: dict[str, list[Any]] = {k: [] for k in ("penalty", "v3", "sums", "deck", "game", "agent")}

@@ -61,10 +61,7 @@ from experiments.common.argtypes import int_at_least
 from experiments.evaluation.luck.correction import LuckTracker
 from experiments.evaluation.luck.fit import fit_deck, learned_spec
 from experiments.evaluation.luck.seated import seat_deal
-from experiments.evaluation.luck.value import SHIPPED_FILE, SHIPPED_FILES, AnyValue, load_value
-
-#: The version of the default value function (``--luck-correction``'s).
-DEFAULT_VERSION = SHIPPED_FILES.index(SHIPPED_FILE) + 1
+from experiments.evaluation.luck.value import DEFAULT_VERSION, AnyValue, shipped_version, shipped_versions
 
 
 @dataclass(frozen=True)
@@ -102,7 +99,7 @@ class MeasureConfig:
     @property
     def luck(self) -> str:
         """The fingerprint of the (first) value function to correct with."""
-        return load_value(SHIPPED_FILES[self.values[0] - 1]).fingerprint
+        return shipped_version(self.values[0]).fingerprint
 
 
 def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
@@ -197,7 +194,7 @@ def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
     (also appended to a JSON-lines file under ``cfg.out``, so a late stop keeps the rows done)."""
     from experiments.evaluation.tournament import TournamentConfig
 
-    values = [load_value(SHIPPED_FILES[v - 1]) for v in cfg.values]
+    values = [shipped_version(v) for v in cfg.values]
     rows = []
     for k in cfg.contracts:
         tc = TournamentConfig(agents=_entries(cfg, k), players=cfg.players, contracts=(k,), decks=cfg.decks,
@@ -435,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int_at_least(0), default=2026)
     p.add_argument("--out", default="runs/luck-measure")
     p.add_argument("--max-turns", type=int_at_least(1), default=2000)
-    p.add_argument("--values", "--value", type=int, nargs="+", choices=range(1, len(SHIPPED_FILES) + 1),
+    p.add_argument("--values", "--value", type=int, nargs="+", choices=shipped_versions(),
                    default=[DEFAULT_VERSION],
                    help="the shipped value functions' versions (default: the default of --luck-correction); widths "
                         "corrects the same deals with each")

@@ -94,7 +94,7 @@ class PlayoutConfig:
 
     def __post_init__(self) -> None:
         from agents.registry import parse_spec
-        from experiments.evaluation.luck.value import SHIPPED_FILES
+        from experiments.evaluation.luck.value import shipped_versions
 
         if len(self.agents) != 2:
             raise ValueError(f"agents: expected two specs, got {len(self.agents)}")
@@ -108,8 +108,9 @@ class PlayoutConfig:
                 raise ValueError(f"{name}: expected at least {lo}, got {getattr(self, name)}")
         if self.playout_agents not in PLAYOUT_AGENTS:
             raise ValueError(f"playout_agents: expected one of {PLAYOUT_AGENTS}, got {self.playout_agents!r}")
-        if self.value not in range(1, len(SHIPPED_FILES) + 1):
-            raise ValueError(f"value: expected a shipped version 1-{len(SHIPPED_FILES)}, got {self.value}")
+        if self.value not in shipped_versions():
+            raise ValueError(f"value: expected a shipped version ({', '.join(map(str, shipped_versions()))}), "
+                             f"got {self.value}")
 
     @property
     def name(self) -> str:
@@ -212,12 +213,12 @@ def play_deck(cfg: PlayoutConfig, contract: int, deck: int) -> tuple[dict[str, A
     from experiments.evaluation.luck.fit import fit_deck
     from experiments.evaluation.luck.measure import _duplicate_pair, _entries, play_deal
     from experiments.evaluation.luck.seated import seat_deal
-    from experiments.evaluation.luck.value import SHIPPED_FILES, load_value
+    from experiments.evaluation.luck.value import shipped_version
 
     entries = _entries(cfg, contract)  # type: ignore[arg-type]  # it reads .agents and .players only
     deck_cards, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, TAG, contract, deck)), 2)
     seeds = [derive_seed(LUCK_FIT, cfg.seed, f"{TAG}-agent", contract, deck, s) for s in range(2)]
-    value = load_value(SHIPPED_FILES[cfg.value - 1])
+    value = shipped_version(cfg.value)
     raw, by_value, halves, draws, playouts = 0.0, 0.0, np.zeros(2), 0, 0
     t0 = time.process_time()
     for seating in ((0, 1), (1, 0)):
@@ -378,7 +379,7 @@ HEADER = ("| contract | decks | raw SD | v3-corrected SD (ratio) | playout, perf
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``measure playout`` options."""
     from experiments.common.argtypes import int_at_least
-    from experiments.evaluation.luck.value import SHIPPED_FILES
+    from experiments.evaluation.luck.value import DEFAULT_VERSION, shipped_versions
 
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1, 2, 6])
@@ -389,7 +390,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rollouts", type=int_at_least(1), default=1, metavar="R",
                    help="playouts per card valued (the same seeds for every card of a draw)")
     p.add_argument("--playout-agents", choices=PLAYOUT_AGENTS, default="actual")
-    p.add_argument("--value", type=int, choices=range(1, len(SHIPPED_FILES) + 1), default=3,
+    p.add_argument("--value", type=int, choices=shipped_versions(), default=DEFAULT_VERSION,
                    help="the shipped value function corrected with beside the playouts")
     p.add_argument("--out", default="runs/luck-playout")
     p.add_argument("--max-turns", type=int_at_least(1), default=2000)

@@ -1,6 +1,6 @@
 """The luck value function: ``V(state) -> expected final deal penalty of each seat``.
 
-Four versions, each read from a JSON value file and named by its fingerprint (a hash of
+Five versions, each read from a JSON value file and named by its fingerprint (a hash of
 its features' version and its parameters) in tournament configs, so results corrected by
 one value function are never mixed with another's:
 
@@ -16,22 +16,33 @@ one value function are never mixed with another's:
 - version 4, :class:`ActionValue` (a version 3 of the draws plus weights on the action
   features of :mod:`experiments.evaluation.luck.features4`, which value the options of a
   choice an agent declared random: AIVAT's action terms), fitted by
-  :mod:`experiments.evaluation.luck.fit4`.
+  :mod:`experiments.evaluation.luck.fit4`;
+- (version 5 was a diagnostic fit, :mod:`experiments.evaluation.luck.fit5`, never shipped;)
+- version 6, :class:`DrawNetValue` (``value-v6.json``, once exported): per (player count,
+  contract) a network of version 5's shape on version 3's draw inputs (each seat's
+  context, its position after the drawer, the card's attributes for it), fitted to
+  playout card values by :mod:`experiments.evaluation.luck.fit6` and gathered into one
+  file by its ``export`` step; the models it has no network for are the shipped version
+  3's (named by fingerprint in its file).
 
 All were fitted once on games between the built-in agents dealt from their own seed
 namespace (never a tournament's decks), then frozen.  :func:`shipped_value` is the
-default (:data:`SHIPPED_FILE`); :func:`value_by_fingerprint` finds any shipped version, so
-a tournament corrected by an older one can still be resumed.
+default (:data:`SHIPPED_FILE`, version :data:`DEFAULT_VERSION`); :data:`SHIPPED_BY_VERSION`
+maps each version number to its file and :func:`shipped_versions` lists those present;
+:func:`value_by_fingerprint` finds any shipped version, so a tournament corrected by an
+older one can still be resumed.
 
-Versions 1 and 3 sum products in a fixed order with numpy.  Version 2 multiplies small
+Versions 1 and 3 sum products in a fixed order with numpy.  Versions 2 and 6 multiply small
 matrices (at most a few hundred rows); every process of a run uses the same numpy, so a
-value is the same bytes with any number of workers (the tournament tests check it).
+value is the same bytes with any number of workers (the tournament tests check it, and
+version 6's tests compare a tracker's bytes across processes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -47,11 +58,17 @@ from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_s
 #: The value file format.
 VALUE_FORMAT = "carioca-luck-value"
 VALUE_VERSION = 1
-#: The value files shipped with the package, oldest first (:data:`SHIPPED_FILE` is the default).
-SHIPPED_FILES = tuple(Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4))
-#: The value file of :func:`shipped_value`, the default of ``--luck-correction``: version 3
+#: The value file of every version that may ship with the package, by version number:
+#: ``value-vN.json`` next to this module.  Version 5 was a diagnostic that never shipped;
+#: version 6's file ships only once it is exported (:func:`shipped_versions` lists the
+#: versions whose file is there).  Keyed by version, not position, so a gap in the numbers
+#: cannot shift one version onto another's file.
+SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4, 6)}
+#: The version of :func:`shipped_value`, the default of ``--luck-correction``: version 3
 #: (version 4's held-out ratios on its fitting decks did not beat it).
-SHIPPED_FILE = SHIPPED_FILES[2]
+DEFAULT_VERSION = 3
+#: The value file of :func:`shipped_value`.
+SHIPPED_FILE = SHIPPED_BY_VERSION[DEFAULT_VERSION]
 
 
 class ValueFileError(ValueError):
@@ -347,9 +364,9 @@ class DrawValue(_ValueFile):
     @property
     def base(self) -> MlpValue:
         """The version-2 network the ``scaled`` models multiply (``value-v2.json``)."""
-        v2 = _shipped(SHIPPED_FILES[1])
+        v2 = _shipped(SHIPPED_BY_VERSION[MLP_VERSION])
         if not isinstance(v2, MlpValue):
-            raise ValueFileError(f"{SHIPPED_FILES[1]} is not a version-2 value file")
+            raise ValueFileError(f"{SHIPPED_BY_VERSION[MLP_VERSION]} is not a version-2 value file")
         return v2
 
     @cached_property
@@ -587,12 +604,211 @@ class ActionValue(_ValueFile):
         return vf
 
 
+#: The version of :class:`DrawNetValue` files.
+DRAW_NET_VERSION = 6
+#: Decimals kept of a version-6 network parameter: rounded before they are fingerprinted
+#: and saved (as version 3's :data:`DRAW_DECIMALS`).  The weights are float32 numbers from
+#: training (about 7 significant digits), so 9 decimals keep every weight above 0.01 as it
+#: was; on a fit6 network the largest change in an output was 8e-8 of the outputs'
+#: standard deviation (8 decimals: 1.5e-6, 7: 1.4e-5).  ``fit6 export`` records each
+#: exported network's deviation in the file's meta.
+NET_DECIMALS = 9
+
+
+def net_inputs(mover: int, ctx: np.ndarray, attrs: np.ndarray) -> np.ndarray:
+    """A version-6 network's input rows ``[..., num_players, len(CONTEXT) + num_players + len(ATTRS)]``:
+    per seat its :mod:`~experiments.evaluation.luck.features3` context ``ctx [num_players,
+    len(CONTEXT)]``, its position after the drawer ``mover`` (one-hot), then the card's
+    attributes for it, ``attrs [..., num_players, len(ATTRS)]``
+    (:func:`experiments.evaluation.luck.fit5.inputs`' layout)."""
+    n = ctx.shape[0]
+    onehot = np.eye(n)[(np.arange(n) - mover) % n]
+    seat = np.concatenate([np.asarray(ctx, dtype=np.float64), onehot], axis=-1)  # [n, C + n]
+    seat = np.broadcast_to(seat, attrs.shape[:-1] + seat.shape[-1:])
+    return np.concatenate([seat, np.asarray(attrs, dtype=np.float64)], axis=-1)
+
+
+def net_shapes(num_players: int, hidden1: int, hidden2: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every parameter (:data:`MLP_PARAMS`) of a version-6 network for
+    ``num_players`` seats with hidden layers of ``hidden1`` and ``hidden2`` units."""
+    d = len(features3.CONTEXT) + num_players + len(features3.ATTRS)
+    return {"mu": (d,), "sd": (d,), "w1": (d, hidden1), "b1": (hidden1,), "w2": (hidden1, hidden2),
+            "b2": (hidden2,), "w3": (hidden2,), "b3": (), "y_scale": (), "y_shift": ()}
+
+
+_KEY = re.compile(r"p([234])-c([1-7])")
+
+
+def checked_network(key: str, params: Any, where: str) -> dict[str, np.ndarray]:
+    """One version-6 network's parameters as float64 arrays rounded to :data:`NET_DECIMALS`,
+    checked: a model key of 2-4 players and contract 1-7, exactly :data:`MLP_PARAMS`, the
+    shapes of :func:`net_shapes`, finite numbers and a positive input scale.
+
+    Raises:
+        ValueFileError: any of these is wrong (``where`` names the file or folder).
+    """
+    m = _KEY.fullmatch(str(key))
+    if m is None:
+        raise ValueFileError(f"{where}: model {key!r} is not a key p{{2-4}}-c{{1-7}}")
+    if not isinstance(params, dict):
+        raise ValueFileError(f"{where}: model {key!r} is not a dict of network parameters")
+    missing, extra = sorted(set(MLP_PARAMS) - set(params)), sorted(set(params) - set(MLP_PARAMS))
+    if missing or extra:
+        raise ValueFileError(f"{where}: model {key!r} has missing parameters {missing} and extra ones {extra}")
+    try:
+        arrays = {p: np.asarray(params[p], dtype=np.float64) for p in MLP_PARAMS}
+    except (ValueError, TypeError):
+        raise ValueFileError(f"{where}: model {key!r} has parameters that are not arrays of numbers") from None
+    if arrays["b1"].ndim != 1 or arrays["b2"].ndim != 1:
+        raise ValueFileError(f"{where}: model {key!r} needs vectors b1 and b2, got shapes "
+                             f"{arrays['b1'].shape} and {arrays['b2'].shape}")
+    for p, shape in net_shapes(int(m.group(1)), len(arrays["b1"]), len(arrays["b2"])).items():
+        if arrays[p].shape != shape:
+            raise ValueFileError(f"{where}: model {key!r} needs {p} of shape {shape}, got {arrays[p].shape}")
+        if not np.all(np.isfinite(arrays[p])):
+            raise ValueFileError(f"{where}: model {key!r} has non-finite numbers in {p}")
+    # rounded first, so that the parameters used are those fingerprinted and saved
+    arrays = {p: np.round(a, NET_DECIMALS) for p, a in arrays.items()}
+    if np.any(arrays["sd"] <= 0):
+        raise ValueFileError(f"{where}: model {key!r} has an input scale sd <= 0")
+    return arrays
+
+
+@dataclass(frozen=True)
+class DrawNetValue(_ValueFile):
+    """Version 6: per model key (:func:`model_key`), a network of version 5's shape (two ReLU
+    layers, inputs standardised, :func:`mlp_forward`) that values the card drawn for each
+    seat from version 3's draw features (:func:`net_inputs`: the seat's context, its
+    position after the drawer, the card's attributes for it), fitted to playout card values
+    by :mod:`experiments.evaluation.luck.fit6`; a (player count, contract) it has no network
+    for is valued by the shipped version 3 (:attr:`base`, named by its fingerprint in the
+    file and in this one's).
+
+    Like version 3, its value is defined right after a stock draw only.  Parameters are
+    rounded to :data:`NET_DECIMALS` decimals.
+
+    Attributes:
+        models: model key -> network parameters (:data:`MLP_PARAMS`, shapes :func:`net_shapes`).
+        meta: where each network came from (folders, fit seeds, decks, the fit's report);
+            not part of the fingerprint.
+
+    Raises:
+        ValueFileError: a model's key or parameters are not a version-6 network's.
+    """
+
+    models: dict[str, dict[str, np.ndarray]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        checked = {str(k): checked_network(k, v, "a version-6 value") for k, v in sorted(self.models.items())}
+        object.__setattr__(self, "models", checked)
+
+    @property
+    def base(self) -> DrawValue:
+        """The value of the keys without a network: the shipped version 3 (``value-v3.json``)."""
+        v3 = _shipped(SHIPPED_BY_VERSION[DRAW_VERSION])
+        if not isinstance(v3, DrawValue):
+            raise ValueFileError(f"{SHIPPED_BY_VERSION[DRAW_VERSION]} is not a version-3 value file")
+        return v3
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``v6-`` and 12 hex digits of a SHA-256 over the features' version, every network's
+        parameters (in :data:`MLP_PARAMS` order) and the fingerprint of the version 3 it falls back to."""
+        body = {"features": features3.FEATURE_VERSION, "base": self.base.fingerprint,
+                "models": {k: [[float(x) for x in np.ravel(v[p])] for p in MLP_PARAMS]
+                           for k, v in sorted(self.models.items())}}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return f"v{DRAW_NET_VERSION}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def model(self, num_players: int, contract: int) -> dict[str, np.ndarray] | np.ndarray | float:
+        """The network for a player count and contract, else the base's model (:meth:`DrawValue.model`).
+
+        Raises:
+            ValueFileError: neither has a model for them.
+        """
+        m = self.models.get(model_key(num_players, contract))
+        return m if m is not None else self.base.model(num_players, contract)
+
+    def evaluate(self, game: Any) -> np.ndarray:
+        """``V`` of the state right after a stock draw, per seat.
+
+        Raises:
+            ValueError: the state is not right after a stock draw.
+        """
+        m = self.models.get(model_key(game.num_players, game.deal_number))
+        if m is None:
+            return self.base.evaluate(game)
+        ctx, attrs = features3.state_features(game)
+        return np.asarray(mlp_forward(m, net_inputs(game.current, ctx, attrs)), dtype=np.float64)
+
+    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V`` after each possible stock draw of the player to act (draw phase, stock not
+        empty): the draw features once, then one forward pass over every card and seat.
+
+        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        """
+        m = self.models.get(model_key(game.num_players, game.deal_number))
+        if m is None:
+            return self.base.draw_values(game)
+        cards, counts, ctx, attrs = features3.draw_features(game)
+        return cards, counts, np.asarray(mlp_forward(m, net_inputs(game.current, ctx, attrs)), dtype=np.float64)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form of the value file."""
+        return {
+            "format": VALUE_FORMAT,
+            "version": DRAW_NET_VERSION,
+            "features": features3.FEATURE_VERSION,
+            "context": list(features3.CONTEXT),
+            "attributes": list(features3.ATTRS),
+            "fingerprint": self.fingerprint,
+            "base": self.base.fingerprint,
+            "models": {k: {p: v[p].tolist() for p in MLP_PARAMS} for k, v in sorted(self.models.items())},
+            "meta": self.meta,
+        }
+
+    @staticmethod
+    def from_dict(d: dict[str, Any], path: str | Path) -> DrawNetValue:
+        """The value function of a parsed version-6 file (``path`` names it in errors).
+
+        Raises:
+            ValueFileError: other features, context or attributes; no models; a network
+                with missing or extra parameters, of the wrong shapes, with non-finite
+                numbers or an input scale <= 0; a base that is not the shipped version 3;
+                or a fingerprint that does not match (the file was edited).
+        """
+        if d.get("features") != features3.FEATURE_VERSION:
+            raise ValueFileError(
+                f"{path} was fitted on features {d.get('features')!r}; this version computes "
+                f"{features3.FEATURE_VERSION!r}"
+            )
+        if d.get("context") != list(features3.CONTEXT) or d.get("attributes") != list(features3.ATTRS):
+            raise ValueFileError(f"{path} names another context or other attributes than features3's")
+        raw = d.get("models")
+        if not isinstance(raw, dict) or not raw:
+            raise ValueFileError(f"{path} holds no models")
+        meta = d.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise ValueFileError(f"{path}: meta is not a JSON object")
+        vf = DrawNetValue({str(k): checked_network(k, v, str(path)) for k, v in raw.items()}, dict(meta))
+        if d.get("base") != vf.base.fingerprint:
+            raise ValueFileError(f"{path} falls back to the version-3 value function {d.get('base')!r}; "
+                                 f"this version ships {vf.base.fingerprint}")
+        if d.get("fingerprint") != vf.fingerprint:
+            raise ValueFileError(
+                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its parameters "
+                f"({vf.fingerprint})"
+            )
+        return vf
+
+
 #: Any version of the luck value function.
-AnyValue = ValueFunction | MlpValue | DrawValue | ActionValue
+AnyValue = ValueFunction | MlpValue | DrawValue | ActionValue | DrawNetValue
 
 
 def load_value(path: str | Path) -> AnyValue:
-    """Read a value file of either version.
+    """Read a value file of any version (1, 2, 3, 4 or 6).
 
     Raises:
         ValueFileError: unreadable, not this format, a version this code does not know,
@@ -610,6 +826,8 @@ def load_value(path: str | Path) -> AnyValue:
         return DrawValue.from_dict(d, path)
     if d.get("version") == ACTION_VERSION:
         return ActionValue.from_dict(d, path)
+    if d.get("version") == DRAW_NET_VERSION:
+        return DrawNetValue.from_dict(d, path)
     return ValueFunction.load(path)
 
 
@@ -627,15 +845,24 @@ def shipped_value() -> AnyValue:
     return _shipped(SHIPPED_FILE)
 
 
+def shipped_versions() -> tuple[int, ...]:
+    """The versions whose value file ships with this copy of the package, oldest first
+    (:data:`SHIPPED_BY_VERSION`'s files that exist)."""
+    return tuple(v for v, path in sorted(SHIPPED_BY_VERSION.items()) if path.is_file())
+
+
 def shipped_version(version: int) -> AnyValue:
-    """The shipped value function of ``version`` (1 to 4: ``value-vN.json``), loaded once per process.
+    """The shipped value function of ``version`` (``value-vN.json``), loaded once per process.
 
     Raises:
-        ValueFileError: no shipped value file has that version number.
+        ValueFileError: no shipped value file has that version number (version 5 never
+            shipped; version 6 only once its file is exported).
     """
-    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= len(SHIPPED_FILES):
-        raise ValueFileError(f"the shipped luck value functions are versions 1-{len(SHIPPED_FILES)}, got {version!r}")
-    return _shipped(SHIPPED_FILES[version - 1])
+    shipped = shipped_versions()
+    if isinstance(version, bool) or not isinstance(version, int) or version not in shipped:
+        raise ValueFileError(f"no luck value function of version {version!r} ships with this package "
+                             f"(it ships versions {', '.join(map(str, shipped))})")
+    return _shipped(SHIPPED_BY_VERSION[version])
 
 
 def value_by_fingerprint(fingerprint: str) -> AnyValue:
@@ -644,11 +871,12 @@ def value_by_fingerprint(fingerprint: str) -> AnyValue:
     Raises:
         ValueFileError: no shipped value function has it.
     """
-    for path in reversed(SHIPPED_FILES):
+    paths = [SHIPPED_BY_VERSION[v] for v in reversed(shipped_versions())]
+    for path in paths:
         value = _shipped(path)
         if value.fingerprint == fingerprint:
             return value
     raise ValueFileError(
         f"no luck value function shipped with this version has the fingerprint {fingerprint!r} "
-        f"(it ships {', '.join(_shipped(p).fingerprint for p in SHIPPED_FILES)})"
+        f"(it ships {', '.join(_shipped(p).fingerprint for p in reversed(paths))})"
     )

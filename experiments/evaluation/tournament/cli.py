@@ -59,8 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also record each deal's luck (the value of its stock draws under the shipped value "
                         "function) and show luck-corrected paired differences beside the raw ones")
     g.add_argument("--luck-value", type=int, metavar="V",
-                   help="with --luck-correction: correct with the shipped value function of version V (1 to 4) "
-                        "instead of the default, e.g. to extend a table corrected with an older version")
+                   help="with --luck-correction: correct with the shipped value function of version V (1 to 4, "
+                        "and 6 once value-v6.json ships) instead of the default, e.g. to extend a table corrected "
+                        "with another version")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
     g.add_argument("--quick", action="store_true", help="the same as --preset quick (a smoke run in seconds)")
