@@ -6,6 +6,7 @@ Usage::
     python -m experiments.evaluation.luck.fit5 record --players 2 --contracts 1 --decks 1200 --seed 62 \\
         --out runs/luck-v6-heldout
     python -m experiments.evaluation.luck.fit6 fit --contracts 1 --out runs/luck-v6 --heldout runs/luck-v6-heldout
+    python -m experiments.evaluation.luck.fit6 export --networks runs/v6-c1 runs/v6-c2 --out value-v6.json
 
 Versions 3 and 5 regress the draw corrections on *final deal penalties*, targets in which
 every later draw and choice adds noise.  Version 6 keeps version 3's model (a draw's value
@@ -41,16 +42,29 @@ the shipped version 3 on the same games: the ratio of corrected to raw standard 
 of heuristic's minus greedy's paired difference per deck, with seeded bootstrap intervals
 over decks, and the difference of the two ratios.  It writes the candidate as a version-3
 value file (``value.json``: the same features and evaluation code, only the weights
-differ) and ``report.json``.
+differ) and ``report.json``; with ``--network`` also the network (``network-p2-c{k}.npz``).
+
+``export`` gathers the ``network-p{n}-c{k}.npz`` files of one or more ``fit --network``
+folders into one version-6 value file
+(:class:`~experiments.evaluation.luck.value.DrawNetValue`; the shipped version 3 for every
+model without a network).  It refuses a model found in two folders, a malformed network,
+a ``report.json`` or ``value.json`` beside one that is not JSON, and an existing output
+without ``--force``, all before writing; the file is written atomically.  Its meta records
+per model the folder, the file's SHA-256, the fit seed and settings (``value.json``'s
+meta), the target decks and the fit's report (``report.json``), and the largest change
+that rounding the parameters makes in the network's outputs (:func:`rounding_deviation`).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
+import re
 import sys
 import time
+import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -500,7 +514,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
     shipped version 3's, where it has draw weights), and with ``cfg.heldout`` the paired
     ratios there; and the network's parameters with ``cfg.network`` (else ``None``)."""
     from experiments.evaluation.luck.fit5 import events_path, network_corrections
-    from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_FILES, load_value
+    from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_BY_VERSION, load_value
 
     sums = normal_equations(rows)
     tried = {lam: sums["train"].solve(lam) for lam in cfg.ridges}
@@ -512,7 +526,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
         "r2_by_ridge_validation": {str(r): round(sums["validation"].r2(v), 4) for r, v in tried.items()},
         "r2": {k: round(s.r2(w), 4) for k, s in sums.items()},
     }
-    v3 = load_value(SHIPPED_FILES[2]).model(cfg.players, contract)
+    v3 = load_value(SHIPPED_BY_VERSION[3]).model(cfg.players, contract)
     if isinstance(v3, np.ndarray):
         report["v3_r2"] = {k: round(s.r2(v3.ravel()), 4) for k, s in sums.items()}
     net = None
@@ -571,6 +585,174 @@ def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
     return reports
 
 
+#: A network file of ``fit --network``: ``network-p{players}-c{contract}.npz``.
+NETWORK_FILE = re.compile(r"network-(p[234]-c[1-7])\.npz")
+#: Inputs drawn (around each network's input means, seeded) to measure what rounding its
+#: parameters changes in its outputs, and their seed.
+ROUNDING_PROBES, ROUNDING_SEED = 4096, 6
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    """What ``export`` gathers and writes.
+
+    Attributes:
+        networks: folders of ``fit --network`` outputs (``network-p2-c{k}.npz``, with the
+            fit's ``report.json`` and ``value.json`` beside them when they are there).
+        out: the version-6 value file to write.
+        force: replace ``out`` if it exists.
+    """
+
+    networks: tuple[str, ...]
+    out: str
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.networks:
+            raise ValueError("networks: expected at least one folder")
+        if not self.out:
+            raise ValueError("out: expected the value file to write")
+
+
+def rounding_deviation(params: dict[str, np.ndarray]) -> float:
+    """The largest change rounding ``params`` to the value file's decimals makes in the
+    network's output, over the output's standard deviation, on :data:`ROUNDING_PROBES`
+    seeded inputs drawn around the network's input means (``mu + sd * normal``)."""
+    from experiments.evaluation.luck.value import NET_DECIMALS, mlp_forward
+
+    raw = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    rng = np.random.default_rng(ROUNDING_SEED)
+    x = raw["mu"] + raw["sd"] * rng.standard_normal((ROUNDING_PROBES, len(raw["mu"])))
+    y = mlp_forward(raw, x)
+    y_rounded = mlp_forward({k: np.round(v, NET_DECIMALS) for k, v in raw.items()}, x)
+    return float(np.max(np.abs(y_rounded - y)) / max(float(np.std(y)), 1e-12))
+
+
+def _json_beside(folder: Path, name: str) -> dict[str, Any]:
+    """``folder/name`` parsed, ``{}`` when absent.
+
+    Raises:
+        ValueError: it is there but not a JSON object.
+    """
+    path = folder / name
+    if not path.exists():
+        return {}
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} cannot be read as JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{path} is not a JSON object")
+    return d
+
+
+def read_network(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of one network file, checked as a version-6 model
+    (:func:`experiments.evaluation.luck.value.checked_network`), unrounded.
+
+    Raises:
+        ValueError: unreadable, not an npz, or not a version-6 network (the message names the file).
+    """
+    from experiments.evaluation.luck.value import checked_network
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: np.asarray(z[k], dtype=np.float64) for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path} is not a readable npz file: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    m = NETWORK_FILE.fullmatch(path.name)
+    checked_network(m.group(1) if m else path.stem, arrays, str(path))  # raises ValueFileError (a ValueError)
+    return arrays
+
+
+def gather_networks(cfg: ExportConfig) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any]]:
+    """Every network of ``cfg.networks``' folders, checked, and where each came from:
+    ``(model key -> parameters, meta)``.
+
+    Raises:
+        ValueError: a folder that is not one or holds no network, a model found in two
+            folders, a malformed network file, or a ``report.json`` / ``value.json`` beside
+            it that is not JSON.
+    """
+    from experiments.evaluation.luck.value import NET_DECIMALS
+
+    models: dict[str, dict[str, np.ndarray]] = {}
+    sources: dict[str, dict[str, Any]] = {}
+    for name in cfg.networks:
+        folder = Path(name)
+        if not folder.is_dir():
+            raise ValueError(f"--networks: {folder} is not a folder")
+        files = sorted(f for f in folder.iterdir() if NETWORK_FILE.fullmatch(f.name))
+        if not files:
+            raise ValueError(f"--networks: {folder} holds no network-p{{n}}-c{{k}}.npz")
+        report = _json_beside(folder, "report.json")
+        fit_meta = _json_beside(folder, "value.json").get("meta", {})
+        fit_cfg = fit_meta.get("fit6", {}) if isinstance(fit_meta, dict) else {}
+        for f in files:
+            key = NETWORK_FILE.fullmatch(f.name).group(1)  # type: ignore[union-attr]  # filtered above
+            if key in models:
+                raise ValueError(f"--networks: model {key} is in both {sources[key]['folder']} and {folder}")
+            models[key] = read_network(f)
+            fit_report = report.get(key)
+            sources[key] = {
+                "folder": str(folder), "file": f.name,
+                "sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
+                "fit_seed": fit_cfg.get("seed") if isinstance(fit_cfg, dict) else None,
+                "fit6": fit_cfg if isinstance(fit_cfg, dict) else None,
+                "target_decks": fit_report.get("decks") if isinstance(fit_report, dict) else None,
+                "fit_report": fit_report,
+                "rounding": {"decimals": NET_DECIMALS,
+                             "max_deviation_over_output_sd": rounding_deviation(models[key])},
+            }
+    meta = {"exported_by": "python -m experiments.evaluation.luck.fit6 export",
+            "targets": "playout card values (fit6 targets)", "seed_namespace": LUCK_FIT, "deck_label": "v6-deck",
+            "features": features3.FEATURE_VERSION, "fallback": "the shipped version 3 for every other model",
+            "models": dict(sorted(sources.items()))}
+    return models, meta
+
+
+def build_export(cfg: ExportConfig) -> Any:
+    """The version-6 value function of ``cfg``'s networks, every input checked and nothing
+    written (:class:`~experiments.evaluation.luck.value.DrawNetValue`).
+
+    Raises:
+        ValueError: ``cfg.out`` exists without ``cfg.force`` or cannot be written, or
+            :func:`gather_networks` refuses an input.
+        OSError: ``cfg.out`` cannot be written.
+    """
+    from experiments.common.argtypes import check_output_path
+    from experiments.evaluation.luck.value import DrawNetValue
+
+    out = Path(cfg.out)
+    if out.exists() and not cfg.force:
+        raise ValueError(f"--out: {out} exists (give --force to replace it)")
+    check_output_path(out, "--out")
+    models, meta = gather_networks(cfg)
+    return DrawNetValue(models, meta)
+
+
+def export(cfg: ExportConfig, log: Any = _log) -> Any:
+    """Gather ``cfg``'s networks into one version-6 value file, written atomically once
+    every input is checked; the value function written.
+
+    Raises:
+        ValueError, OSError: as :func:`build_export`; nothing is written then.
+    """
+    value = build_export(cfg)
+    write_export(cfg, value, log)
+    return value
+
+
+def write_export(cfg: ExportConfig, value: Any, log: Any = _log) -> None:
+    """Write ``value`` (:func:`build_export`'s) to ``cfg.out`` atomically and say where each model came from."""
+    value.save(cfg.out)
+    for key, src in value.meta["models"].items():
+        log(f"[luck-fit6] {key}: {src['folder']}/{src['file']} (rounding changes outputs by at most "
+            f"{src['rounding']['max_deviation_over_output_sd']:.1e} of their sd)")
+    log(f"[luck-fit6] wrote {cfg.out} ({value.fingerprint}, models {', '.join(value.models)}; "
+        f"the others fall back to {value.base.fingerprint})")
+
+
 def _share(text: str) -> float:
     try:
         q = float(text)
@@ -587,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from experiments.common.argtypes import int_at_least
 
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit6", description=__doc__.split("\n\n")[0])
-    p.add_argument("what", choices=("targets", "fit"))
+    p.add_argument("what", choices=("targets", "fit", "export"))
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1])
     p.add_argument("--decks", type=int_at_least(HELDOUT_EVERY), default=600)
     p.add_argument("--first-deck", type=int_at_least(0), default=0)
@@ -597,15 +779,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rate", type=_share, default=0.15, help="the share of stock draws valued")
     p.add_argument("--playout-agents", choices=PLAYOUT_AGENTS, default="actual")
     p.add_argument("--max-turns", type=int_at_least(1), default=600)
-    p.add_argument("--out", default="runs/luck-v6")
+    p.add_argument("--out", default=None,
+                   help="targets, fit: the folder (default runs/luck-v6); export: the value file to write")
     p.add_argument("--heldout", default="", help="a folder of fit5 recordings (events-p2-c{k}.npz) to measure on")
     p.add_argument("--bootstrap", type=int_at_least(10), default=2000)
     p.add_argument("--network", action="store_true",
                    help="fit: also a network on the same targets (measured beside the linear model, saved apart)")
+    p.add_argument("--networks", nargs="+", default=[], metavar="DIR",
+                   help="export: folders of fit --network outputs (network-p2-c{k}.npz, report.json)")
+    p.add_argument("--force", action="store_true", help="export: replace the value file if it exists")
     a = p.parse_args(argv)
     try:
+        if a.what == "export":
+            if a.out is None:
+                raise ValueError("--out: export needs the value file to write")
+            if not a.networks:
+                raise ValueError("--networks: export needs at least one folder")
+            ecfg = ExportConfig(tuple(a.networks), a.out, a.force)
+            value = build_export(ecfg)  # every input checked before anything is written
+            return run_script(lambda: write_export(ecfg, value))
+        if a.networks or a.force:
+            raise ValueError("--networks and --force are export's options")
         cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
-                         a.playout_agents, a.max_turns, a.out, a.heldout, a.bootstrap, a.network)
+                         a.playout_agents, a.max_turns, a.out or "runs/luck-v6", a.heldout, a.bootstrap, a.network)
         if cfg.heldout and not Path(cfg.heldout).is_dir():
             raise ValueError(f"--heldout: {cfg.heldout} is not a folder")
         rows = read_rows(targets_path(cfg), TARGET_FIELDS)  # a damaged rows file is refused before anything runs

@@ -1,0 +1,377 @@
+"""The version-6 luck value function (:class:`DrawNetValue`: networks on version 3's draw
+inputs, the shipped version 3 for the models it lacks): its values are fit5's forward pass,
+its file is checked and round-trips, its corrections are the same bytes in any process,
+``fit6 export`` gathers networks into one file, and a ``value-v6.json`` ships (or not)
+without touching the default.  (The exact-expectation and card-by-card tests run on it
+through :data:`tests.test_luck_v3.DRAW_VALUES` and the vectorised-values test there.)"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.registry import make_agent
+from carioca_env import Game, GameConfig
+from experiments.common.seeds import LUCK_FIT, derive_seed
+from experiments.evaluation.luck import (
+    DrawNetValue,
+    LuckTracker,
+    ValueFileError,
+    features3,
+    fit5,
+    load_value,
+    shipped_version,
+    shipped_versions,
+    value_by_fingerprint,
+)
+from experiments.evaluation.luck import value as value_module
+from experiments.evaluation.luck.fit import fit_deck
+from experiments.evaluation.luck.fit6 import ExportConfig, export, main, rounding_deviation
+from experiments.evaluation.luck.measure import play_deal
+from experiments.evaluation.luck.value import MLP_PARAMS, NET_DECIMALS, net_inputs
+from tests.test_luck_v3 import random_draw_net
+
+
+def _events(r: dict[str, Any]) -> dict[str, np.ndarray]:
+    """One game of fit5's ``play_game`` in the recorded layout (game index 0)."""
+    counts = [e[2] for e in r["events"]]
+    start = np.concatenate([[0], np.cumsum([len(c) for c in counts])])
+    return {"ctx": np.stack([e[0] for e in r["events"]]), "attrs": np.concatenate([e[1] for e in r["events"]]),
+            "counts": np.concatenate(counts), "start": start,
+            "drawn": start[:-1] + np.array([e[3] for e in r["events"]]),
+            "mover": np.array([e[4] for e in r["events"]]), "event_game": np.zeros(len(counts), dtype=int),
+            "penalty": np.asarray(r["penalty"], dtype=np.float64)[None]}
+
+
+@pytest.mark.parametrize(("players", "contract"), [(2, 1), (2, 5), (4, 3)])
+def test_values_are_fit5s_forward_pass_on_the_same_rows(players: int, contract: int) -> None:
+    """In a played game: every draw's input rows are fit5's (``inputs``' layout, the same
+    numbers), the values are ``mlp_forward`` of them, and a tracker with the version-6 value
+    sums to what ``fit5.network_corrections`` gives with the same parameters."""
+    value = random_draw_net(2, (f"p{players}-c{contract}",))
+    deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, 99, "test6", contract)), players)
+    specs = ("heuristic", "greedy", "greedy", "heuristic")[:players]
+    r = fit5.play_game(deck, dealer, contract, specs, list(range(5, 5 + players)), 7, 600, value)
+    data = _events(r)
+    assert len(data["mover"]) > 5
+    per_event, per_row, row_event = fit5.inputs(data)
+    fit5_x = np.concatenate([per_event[row_event], per_row], axis=-1)
+    ours = np.concatenate([net_inputs(int(data["mover"][e]), data["ctx"][e],
+                                      data["attrs"][data["start"][e]:data["start"][e + 1]])
+                           for e in range(len(data["mover"]))])
+    np.testing.assert_array_equal(ours, fit5_x)
+    params = value.models[f"p{players}-c{contract}"]
+    np.testing.assert_allclose(value_module.mlp_forward(params, ours), value_module.mlp_forward(params, fit5_x))
+    np.testing.assert_allclose(fit5.network_corrections(params, data)[0], r["v3"], rtol=1e-12, atol=1e-9)
+    assert np.abs(r["v3"]).max() > 1e-3  # the corrections are not all 0: the test tests something
+
+
+def test_draw_values_at_a_real_draw_are_the_forward_pass_of_the_draw_features() -> None:
+    """``draw_values`` is one forward pass over every card and seat of ``draw_features``."""
+    value = random_draw_net(4)
+    game = Game(GameConfig(num_players=2, deals=(2,)), seed=3)
+    cards, counts, values = value.draw_values(game)
+    c2, n2, ctx, attrs = features3.draw_features(game)
+    np.testing.assert_array_equal(cards, c2)
+    np.testing.assert_array_equal(counts, n2)
+    m = value.models["p2-c2"]
+    assert values.shape == (len(cards), 2)
+    for k in range(len(cards)):
+        for s in range(2):
+            x = np.concatenate([ctx[s], np.eye(2)[(s - game.current) % 2], attrs[k, s]])
+            assert values[k, s] == pytest.approx(float(value_module.mlp_forward(m, x)), abs=1e-9)
+
+
+@pytest.mark.parametrize(("players", "contract"), [(3, 2), (4, 6)])
+def test_models_it_lacks_are_the_shipped_version_3(players: int, contract: int) -> None:
+    """A 3- or 4-player game (no network): the values are the shipped version 3's, bit for bit."""
+    value, v3 = random_draw_net(5, ("p2-c1",)), shipped_version(3)
+    assert value.base is v3
+    game = Game(GameConfig(num_players=players, deals=(contract,)), seed=players)
+    for a, b in zip(value.draw_values(game), v3.draw_values(game)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(value.model(players, contract), v3.model(players, contract))  # type: ignore[arg-type]
+    assert value.model(2, 1) is value.models["p2-c1"]
+
+
+def _tracked(value: Any, seed: int) -> bytes:
+    """A tracker's corrections over one heuristic-greedy deal of contract 1, as bytes."""
+    deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, 99, "test6-proc", seed)), 2)
+    game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(1,)), seed)
+    agents = [make_agent("heuristic", seed), make_agent("greedy", seed + 1)]
+    for a, s in zip(agents, (seed, seed + 1)):
+        a.reset(s)
+    tracker = LuckTracker(value, 2)
+    play_deal(game, agents, 600, [tracker])
+    assert tracker.draws > 5
+    return tracker.corrections.tobytes()
+
+
+def test_corrections_are_the_same_bytes_after_a_round_trip_and_in_another_process(tmp_path: Path) -> None:
+    value = random_draw_net(6)
+    path = tmp_path / "value-v6.json"
+    value.save(path)
+    loaded = load_value(path)
+    assert isinstance(loaded, DrawNetValue) and loaded.fingerprint == value.fingerprint
+    here = _tracked(value, 11)
+    assert _tracked(loaded, 11) == here
+    script = ("import sys; from experiments.evaluation.luck import load_value; "
+              "from tests.test_luck_v6_value import _tracked; "
+              "sys.stdout.write(_tracked(load_value(sys.argv[1]), 11).hex())")
+    out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parent.parent)
+    assert bytes.fromhex(out.stdout) == here
+    assert _tracked(value, 12) != here  # another deal, other corrections
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), h1=st.integers(1, 6), h2=st.integers(1, 6),
+       keys=st.sets(st.sampled_from(["p2-c1", "p2-c4", "p3-c2", "p4-c7"]), min_size=1))
+def test_any_small_network_round_trips_with_its_fingerprint(seed: int, h1: int, h2: int, keys: set[str]) -> None:
+    """Save then load gives the same parameters, fingerprint and file bytes; the parameters
+    are rounded to NET_DECIMALS, and rounding again changes nothing."""
+    import tempfile
+
+    value = random_draw_net(seed, tuple(sorted(keys)), (h1, h2))
+    assert value.fingerprint.startswith("v6-") and len(value.fingerprint) == 15
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "v.json"
+        value.save(path)
+        loaded = load_value(path)
+        assert isinstance(loaded, DrawNetValue) and loaded.fingerprint == value.fingerprint
+        loaded.save(Path(tmp) / "again.json")
+        assert (Path(tmp) / "again.json").read_bytes() == path.read_bytes()
+    for key, params in value.models.items():
+        for p in MLP_PARAMS:
+            np.testing.assert_array_equal(loaded.models[key][p], params[p])
+            np.testing.assert_array_equal(np.round(params[p], NET_DECIMALS), params[p])
+    assert DrawNetValue(dict(value.models)).fingerprint == value.fingerprint
+
+
+def test_the_fingerprint_covers_every_parameter_and_the_base() -> None:
+    value = random_draw_net(7, ("p2-c1",))
+    params = value.models["p2-c1"]
+    for p in MLP_PARAMS:
+        changed = {k: v.copy() for k, v in params.items()}
+        changed[p] = changed[p] + 10.0 ** -NET_DECIMALS
+        assert DrawNetValue({"p2-c1": changed}).fingerprint != value.fingerprint, p
+    # a change below the rounding is no change
+    tiny = {k: v + 0.1 * 10.0 ** -NET_DECIMALS for k, v in params.items()}
+    assert DrawNetValue({"p2-c1": tiny}).fingerprint == value.fingerprint
+
+
+def _good() -> dict[str, Any]:
+    return json.loads(json.dumps(random_draw_net(8, ("p2-c1", "p3-c2"), (4, 3)).to_dict()))
+
+
+def _edit(path: str, new: Any) -> dict[str, Any]:
+    """The good file with ``path`` (keys joined by ``/``) set to ``new`` (``...``: removed)."""
+    d = _good()
+    *parents, last = path.split("/")
+    node = d
+    for k in parents:
+        node = node[k]
+    if new is ...:
+        del node[last]
+    else:
+        node[last] = new
+    return d
+
+
+@pytest.mark.parametrize(("path", "new", "message"), [
+    ("features", "draw-2", "fitted on features"),
+    ("context", ["one"], "another context"),
+    ("attributes", [], "other attributes"),
+    ("models", {}, "holds no models"),
+    ("models/p2-c1/w3", ..., r"missing parameters \['w3'\]"),
+    ("models/p2-c1/w4", [1.0], r"extra ones \['w4'\]"),
+    ("models/p2-c1/w1", [[1.0] * 4] * 26, r"w1 of shape \(27, 4\)"),
+    ("models/p3-c2/mu", [0.0] * 27, r"mu of shape \(28,\)"),
+    ("models/p2-c1/b1", [[0.0] * 4], "vectors b1 and b2"),
+    ("models/p2-c1/b3", [0.0], r"b3 of shape \(\)"),
+    ("models/p2-c1/w3", [1.0, float("nan"), 0.0], "non-finite numbers in w3"),
+    ("models/p2-c1/y_scale", float("inf"), "non-finite numbers in y_scale"),
+    ("models/p2-c1/sd", [0.0] + [1.0] * 26, "sd <= 0"),
+    ("models/p2-c1/sd", [1e-12] + [1.0] * 26, "sd <= 0"),
+    ("models/p2-c1/b2", ["a", "b", "c"], "not arrays of numbers"),
+    ("models/p5-c1", {}, "not a key"),
+    ("models/p2-c8", {}, "not a key"),
+    ("base", "v3-000000000000", "falls back to the version-3 value function"),
+    ("fingerprint", "v6-000000000000", "does not match its parameters"),
+    ("meta", [1], "meta is not a JSON object"),
+])
+def test_bad_files_are_refused_with_one_line(tmp_path: Path, path: str, new: Any, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_edit(path, new)), encoding="utf-8")
+    with pytest.raises(ValueFileError, match=message) as exc:
+        load_value(bad)
+    assert "\n" not in str(exc.value)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_good()), encoding="utf-8")
+    assert isinstance(load_value(good), DrawNetValue)  # the edit, not the file, is refused
+
+
+# --- fit6 export --------------------------------------------------------------------------
+
+
+def _network_folder(folder: Path, seed: int, contracts: tuple[int, ...], report: bool = True) -> dict[int, dict]:
+    """Write ``network-p2-c{k}.npz`` files of random fit5-shaped networks (unrounded, as
+    training saves them), a report.json and a value.json's meta, as ``fit --network`` does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    nets = {}
+    for k in contracts:
+        raw = random_draw_net(seed + k, (f"p2-c{k}",), (32, 16)).models[f"p2-c{k}"]
+        rng = np.random.default_rng(seed + k)
+        # unrounded float32-like numbers, as torch's weights are
+        params = {p: (v + rng.normal(scale=1e-5, size=np.shape(v))).astype(np.float32).astype(np.float64)
+                  for p, v in raw.items()}
+        np.savez(folder / f"network-p2-c{k}.npz", **params)
+        nets[k] = params
+    if report:
+        (folder / "report.json").write_text(json.dumps(
+            {f"p2-c{k}": {"decks": 100 + k, "network": {"epoch": 3}} for k in contracts}), encoding="utf-8")
+        (folder / "value.json").write_text(json.dumps({"meta": {"fit6": {"seed": seed, "rollouts": 2}}}),
+                                           encoding="utf-8")
+    return nets
+
+
+def test_export_gathers_networks_from_several_folders(tmp_path: Path) -> None:
+    a = _network_folder(tmp_path / "a", 60, (1, 2))
+    b = _network_folder(tmp_path / "b", 70, (6,), report=False)
+    out = tmp_path / "out" / "value-v6.json"
+    value = export(ExportConfig((str(tmp_path / "a"), str(tmp_path / "b")), str(out)), log=lambda _: None)
+    loaded = load_value(out)
+    assert isinstance(loaded, DrawNetValue) and loaded.fingerprint == value.fingerprint
+    assert sorted(loaded.models) == ["p2-c1", "p2-c2", "p2-c6"]
+    for k, params in {**a, **b}.items():
+        for p in MLP_PARAMS:
+            np.testing.assert_array_equal(loaded.models[f"p2-c{k}"][p], np.round(params[p], NET_DECIMALS))
+    src = loaded.meta["models"]
+    assert src["p2-c1"]["folder"] == str(tmp_path / "a") and src["p2-c6"]["folder"] == str(tmp_path / "b")
+    assert src["p2-c2"]["fit_seed"] == 60 and src["p2-c2"]["target_decks"] == 102
+    assert src["p2-c2"]["fit_report"]["network"]["epoch"] == 3
+    assert src["p2-c6"]["fit_seed"] is None and src["p2-c6"]["fit_report"] is None
+    for k, params in {**a, **b}.items():
+        dev = src[f"p2-c{k}"]["rounding"]["max_deviation_over_output_sd"]
+        assert dev == rounding_deviation(params) and 0 < dev < 1e-6
+
+
+def test_rounding_deviation_measures_the_rounding() -> None:
+    """Coarser rounding would show: the measure is not blind (a network rounded to fewer
+    decimals deviates more)."""
+    raw = random_draw_net(9, ("p2-c1",), (32, 16)).models["p2-c1"]
+    rng = np.random.default_rng(9)
+    noisy = {p: v + rng.normal(scale=1e-4, size=np.shape(v)) for p, v in raw.items()}
+    assert rounding_deviation(noisy) > 0
+    assert rounding_deviation(raw) == 0.0  # already rounded: nothing changes
+
+
+def _refused(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1
+    return lines[0]
+
+
+def test_export_refuses_bad_inputs_before_writing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _network_folder(tmp_path / "a", 60, (1, 2))
+    _network_folder(tmp_path / "b", 70, (2,))
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "v.json"
+    base = ["export", "--out", str(out), "--networks"]
+    assert "is in both" in _refused(capsys, base + [str(tmp_path / "a"), str(tmp_path / "b")])
+    assert "holds no network" in _refused(capsys, base + [str(tmp_path / "empty")])
+    assert "is not a folder" in _refused(capsys, base + [str(tmp_path / "none")])
+    assert "needs the value file" in _refused(capsys, ["export", "--networks", str(tmp_path / "a")])
+    assert "export's options" in _refused(capsys, ["fit", "--networks", str(tmp_path / "a"), "--out", str(tmp_path)])
+    # malformed network files
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "network-p2-c3.npz").write_bytes(b"not an npz")
+    assert "not a readable npz" in _refused(capsys, base + [str(bad)])
+    params = dict(np.load(tmp_path / "a" / "network-p2-c1.npz"))
+    np.savez(bad / "network-p2-c3.npz", **{k: v for k, v in params.items() if k != "w2"})
+    assert "missing parameters ['w2']" in _refused(capsys, base + [str(bad)])
+    np.savez(bad / "network-p2-c3.npz", **dict(params, w1=params["w1"][:-1]))
+    assert "w1 of shape (27, 32)" in _refused(capsys, base + [str(bad)])
+    np.savez(bad / "network-p2-c3.npz", **dict(params, sd=0 * params["sd"]))
+    assert "sd <= 0" in _refused(capsys, base + [str(bad)])
+    (tmp_path / "b" / "report.json").write_text("{oops", encoding="utf-8")
+    (tmp_path / "b" / "network-p2-c2.npz").rename(tmp_path / "b" / "network-p2-c4.npz")
+    assert "cannot be read as JSON" in _refused(capsys, base + [str(tmp_path / "b")])
+    assert not out.exists()
+    # an existing output: refused and left as it was, replaced with --force
+    out.write_text("keep", encoding="utf-8")
+    assert "exists (give --force" in _refused(capsys, base + [str(tmp_path / "a")])
+    assert out.read_text(encoding="utf-8") == "keep"
+    assert main(base + [str(tmp_path / "a"), "--force"]) == 0
+    assert sorted(load_value(out).models) == ["p2-c1", "p2-c2"]  # type: ignore[union-attr]
+
+
+# --- shipping ---------------------------------------------------------------------------
+
+
+def test_version_6_ships_only_with_its_file_and_the_default_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Without value-v6.json, version 6 is reported as not shipped (a clear error where it is
+    asked for); with it, shipped_version, value_by_fingerprint, measure's --values and the
+    tournament's --luck-value find it; the default is version 3 either way."""
+    from experiments.evaluation.luck import measure
+    from experiments.evaluation.tournament import TournamentError
+    from experiments.evaluation.tournament.cli import _luck_fingerprint
+
+    v6_path = tmp_path / "value-v6.json"
+    monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})
+    monkeypatch.setattr(value_module, "_LOADED", {})
+    assert 6 not in shipped_versions() and {1, 2, 3, 4} <= set(shipped_versions())
+    with pytest.raises(ValueFileError, match="no luck value function of version 6 ships"):
+        shipped_version(6)
+    with pytest.raises(TournamentError, match="--luck-value: no luck value function of version 6"):
+        _luck_fingerprint(6)
+    with pytest.raises(SystemExit):
+        measure.main(["widths", "--agents", "heuristic", "greedy", "--values", "3", "6"])
+    assert "invalid choice: 6" in capsys.readouterr().err
+    value = random_draw_net(10)
+    value.save(v6_path)
+    assert shipped_versions()[-1] == 6
+    v6 = shipped_version(6)
+    assert isinstance(v6, DrawNetValue) and v6.fingerprint == value.fingerprint
+    assert value_by_fingerprint(value.fingerprint) is v6
+    assert value_by_fingerprint(shipped_version(3).fingerprint) is shipped_version(3)
+    assert value_module.shipped_value() is shipped_version(3)  # the default has not moved
+    assert _luck_fingerprint(6) == value.fingerprint and _luck_fingerprint() == shipped_version(3).fingerprint
+    assert measure.MeasureConfig("widths", ("heuristic", "greedy"), values=(6, 3)).luck == value.fingerprint
+
+
+def test_a_tournament_and_measure_widths_correct_with_a_shipped_version_6(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a value-v6.json shipped, a tournament corrected by its fingerprint reports what
+    measure widths computes on the same deals with ``--values 3 6``."""
+    from experiments.evaluation.luck.measure import corrected_pairs
+    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+
+    v6_path = tmp_path / "value-v6.json"
+    monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})
+    monkeypatch.setattr(value_module, "_LOADED", {})
+    random_draw_net(11).save(v6_path)
+    values = [shipped_version(3), shipped_version(6)]
+    cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(2,), decks=2, seed=11, max_turns=300)
+    raw, corrected = corrected_pairs(cfg, values)
+    assert corrected[0].mean != corrected[1].mean
+    tc = TournamentConfig(agents=cfg.agents, players=2, contracts=(2,), decks=2, seed=11, max_turns=300,
+                          luck=values[1].fingerprint)
+    p = run_tournament(tc, tmp_path / "t", workers=1, progress=False, log=lambda m: None).pairs[0]
+    assert (p.mean_diff, p.ci_half) == pytest.approx((raw.mean, raw.half), abs=1e-9)
+    assert (p.corrected_diff, p.corrected_half) == pytest.approx((corrected[1].mean, corrected[1].half), abs=1e-9)
