@@ -103,6 +103,14 @@ def test_models_it_lacks_are_the_shipped_version_3(players: int, contract: int) 
     assert value.model(2, 1) is value.models["p2-c1"]
 
 
+def test_version_6_is_defined_right_after_a_stock_draw_only() -> None:
+    """As version 3: ``evaluate`` refuses a state that is not right after a stock draw."""
+    from tests.test_luck import small_position
+
+    with pytest.raises(ValueError, match="right after a stock draw"):
+        random_draw_net(1).evaluate(small_position(False))
+
+
 def _tracked(value: Any, seed: int) -> bytes:
     """A tracker's corrections over one heuristic-greedy deal of contract 1, as bytes."""
     deck, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, 99, "test6-proc", seed)), 2)
