@@ -177,6 +177,16 @@ def test_the_fingerprint_covers_every_parameter_and_the_base() -> None:
     assert DrawNetValue({"p2-c1": tiny}).fingerprint == value.fingerprint
 
 
+def test_a_value_without_networks_or_with_a_bad_one_cannot_be_built() -> None:
+    with pytest.raises(ValueFileError, match="at least one network"):
+        DrawNetValue({})
+    params = dict(random_draw_net(1, ("p2-c1",)).models["p2-c1"])
+    with pytest.raises(ValueFileError, match="not a key"):
+        DrawNetValue({"p2-c9": params})
+    with pytest.raises(ValueFileError, match="sd <= 0"):
+        DrawNetValue({"p2-c1": dict(params, sd=-params["sd"])})
+
+
 def _good() -> dict[str, Any]:
     return json.loads(json.dumps(random_draw_net(8, ("p2-c1", "p3-c2"), (4, 3)).to_dict()))
 

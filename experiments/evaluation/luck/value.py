@@ -674,6 +674,14 @@ def checked_network(key: str, params: Any, where: str) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _net_values(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """:func:`mlp_forward` of input rows ``x [..., inputs]``, as one matrix of rows: about
+    twice as fast as numpy's stacked products on ``[cards, seats, inputs]`` (this runs at
+    every stock draw), the same numbers up to rounding in the last bits."""
+    rows = np.ascontiguousarray(x, dtype=np.float64).reshape(-1, x.shape[-1])
+    return np.asarray(mlp_forward(params, rows), dtype=np.float64).reshape(x.shape[:-1])
+
+
 @dataclass(frozen=True)
 class DrawNetValue(_ValueFile):
     """Version 6: per model key (:func:`model_key`), a network of version 5's shape (two ReLU
@@ -700,6 +708,9 @@ class DrawNetValue(_ValueFile):
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not self.models:
+            # without a network it would be version 3 under another fingerprint
+            raise ValueFileError("a version-6 value needs at least one network")
         checked = {str(k): checked_network(k, v, "a version-6 value") for k, v in sorted(self.models.items())}
         object.__setattr__(self, "models", checked)
 
@@ -740,7 +751,7 @@ class DrawNetValue(_ValueFile):
         if m is None:
             return self.base.evaluate(game)
         ctx, attrs = features3.state_features(game)
-        return np.asarray(mlp_forward(m, net_inputs(game.current, ctx, attrs)), dtype=np.float64)
+        return _net_values(m, net_inputs(game.current, ctx, attrs))
 
     def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``V`` after each possible stock draw of the player to act (draw phase, stock not
@@ -752,7 +763,7 @@ class DrawNetValue(_ValueFile):
         if m is None:
             return self.base.draw_values(game)
         cards, counts, ctx, attrs = features3.draw_features(game)
-        return cards, counts, np.asarray(mlp_forward(m, net_inputs(game.current, ctx, attrs)), dtype=np.float64)
+        return cards, counts, _net_values(m, net_inputs(game.current, ctx, attrs))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form of the value file."""
