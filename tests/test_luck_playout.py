@@ -106,7 +106,7 @@ def test_a_playout_draws_the_card_and_differs_from_another_cards_only_by_it() ->
 
 def _cfg(tmp: Path, **kw: object) -> PlayoutConfig:
     base: dict[str, object] = dict(agents=("heuristic", "greedy"), contracts=(1,), decks=2, seed=4, centring=1,
-                                   rollouts=1, out=str(tmp), max_turns=30, bootstrap=20)
+                                   rollouts=1, value=3, out=str(tmp), max_turns=30, bootstrap=20)
     return PlayoutConfig(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -182,7 +182,7 @@ def test_a_damaged_rows_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     before = path.read_bytes()
     with pytest.raises(SystemExit) as exc:
         measure_main(["playout", "--agents", "heuristic", "greedy", "--contracts", "1", "--decks", "2", "--seed", "4",
-                      "--centring", "1", "--rollouts", "1", "--max-turns", "30", "--out", str(tmp_path)])
+                      "--centring", "1", "--rollouts", "1", "--value", "3", "--max-turns", "30", "--out", str(tmp_path)])
     assert exc.value.code == 2
     assert "line 1 is not JSON" in capsys.readouterr().err
     assert path.read_bytes() == before

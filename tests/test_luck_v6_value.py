@@ -1,8 +1,8 @@
 """The version-6 luck value function (:class:`DrawNetValue`: networks on version 3's draw
 inputs, the shipped version 3 for the models it lacks): its values are fit5's forward pass,
 its file is checked and round-trips, its corrections are the same bytes in any process,
-``fit6 export`` gathers networks into one file, and a ``value-v6.json`` ships (or not)
-without touching the default.  (The exact-expectation and card-by-card tests run on it
+``fit6 export`` gathers networks into one file, and the shipped ``value-v6.json`` is the
+default.  (The exact-expectation and card-by-card tests run on it
 through :data:`tests.test_luck_v3.DRAW_VALUES` and the vectorised-values test there.)"""
 
 from __future__ import annotations
@@ -341,11 +341,30 @@ def test_export_refuses_bad_inputs_before_writing(tmp_path: Path, capsys: pytest
 # --- shipping ---------------------------------------------------------------------------
 
 
-def test_version_6_ships_only_with_its_file_and_the_default_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_the_shipped_version_6_is_the_default_with_version_3_behind_it() -> None:
+    """The default is the shipped value-v6.json: networks for the 2-player contracts whose
+    playout targets were fitted, each with its provenance and a rounding that leaves its
+    outputs as fitted; every other model is the shipped version 3's, value for value."""
+    v6, v3 = shipped_version(6), shipped_version(3)
+    assert value_module.DEFAULT_VERSION == 6 and value_module.shipped_value() is v6
+    assert isinstance(v6, DrawNetValue) and v6.base is v3
+    assert sorted(v6.models) == ["p2-c1", "p2-c2", "p2-c4", "p2-c5", "p2-c6"]
+    for key, meta in v6.meta["models"].items():
+        assert meta["fit_seed"] == 6 and meta["target_decks"] >= 200, key
+        assert meta["rounding"]["max_deviation_over_output_sd"] < 1e-6, key
+    for players, contract in ((2, 3), (2, 7), (3, 4), (4, 1)):
+        deck, dealer = fit_deck(random.Random(players * 10 + contract), players)
+        game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)), 5)
+        cards, counts, got = v6.draw_values(game)
+        want = v3.draw_values(game)
+        assert np.array_equal(cards, want[0]) and np.array_equal(counts, want[1]) and np.array_equal(got, want[2])
+
+
+def test_version_6_is_found_only_with_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Without value-v6.json, version 6 is reported as not shipped (a clear error where it is
     asked for); with it, shipped_version, value_by_fingerprint, measure's --values and the
-    tournament's --luck-value find it; the default is version 3 either way."""
+    tournament's --luck-value find it."""
     from experiments.evaluation.luck import measure
     from experiments.evaluation.tournament import TournamentError
     from experiments.evaluation.tournament.cli import _luck_fingerprint
@@ -368,8 +387,7 @@ def test_version_6_ships_only_with_its_file_and_the_default_stays(tmp_path: Path
     assert isinstance(v6, DrawNetValue) and v6.fingerprint == value.fingerprint
     assert value_by_fingerprint(value.fingerprint) is v6
     assert value_by_fingerprint(shipped_version(3).fingerprint) is shipped_version(3)
-    assert value_module.shipped_value() is shipped_version(3)  # the default has not moved
-    assert _luck_fingerprint(6) == value.fingerprint and _luck_fingerprint() == shipped_version(3).fingerprint
+    assert _luck_fingerprint(6) == value.fingerprint and _luck_fingerprint() == value_module.shipped_value().fingerprint
     assert measure.MeasureConfig("widths", ("heuristic", "greedy"), values=(6, 3)).luck == value.fingerprint
 
 

@@ -14,11 +14,12 @@ a good ``V`` removes much of the variance.
 - :class:`LuckTracker` accumulates a deal's corrections while it is played
   (``carioca tournament --luck-correction`` records them per deal).
 - :func:`shipped_value` is the default value function shipped with the package
-  (``value-v3.json``: what the drawn card is worth to each seat, :mod:`.features3`, fitted
+  (``value-v6.json``: networks fitted by :mod:`.fit6` to what each drawn card is worth by
+  playouts, on version 3's inputs, where it has them; version 3, ``value-v3.json``, for
+  every other model: what the drawn card is worth to each seat, :mod:`.features3`, fitted
   by :mod:`.fit3` so that the corrections explain the penalties, or a multiple of version
   2 where that validated narrower); :func:`value_by_fingerprint` finds any shipped
-  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too;
-  ``value-v6.json``, networks fitted to playout card values, once it is exported:
+  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too:
   :func:`shipped_versions` lists what ships).
 - :mod:`.replayed` tabulates corrected tournaments: an agent against its table-mates, or
   one seat replaced by the agent against the all-baseline table of the same decks.

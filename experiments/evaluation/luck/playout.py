@@ -7,7 +7,7 @@ Usage::
 
 Each deck (fit namespace, never a tournament's) is played as a duplicate pair (two
 seatings) and every deal is corrected three ways on the same moves: not at all (raw), by
-the shipped value function of ``--value`` (version 3 by default), and by *playouts*.  At
+the shipped value function of ``--value`` (the package's default by default), and by *playouts*.  At
 every stock draw the playout correction of seat ``s`` is ``f_s(drawn) - mean_j f_s(c_j)``:
 ``c_1..c_M`` are ``--centring`` cards sampled with replacement from the stock's cards (the
 draw's true distribution: the next card is uniform over the stock, after a recycle too),
@@ -52,6 +52,7 @@ import numpy as np
 from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
 from experiments.common.seeds import LUCK_FIT, derive_seed
+from experiments.evaluation.luck.value import DEFAULT_VERSION
 
 #: the seed tag of this study's decks, agents and playouts in the fit namespace
 TAG = "playout"
@@ -84,7 +85,8 @@ class PlayoutConfig:
     centring: int = 4
     rollouts: int = 1
     playout_agents: str = "actual"
-    value: int = 3
+    # the same default as the command's --value, so both name the same rows file
+    value: int = DEFAULT_VERSION
     out: str = "runs/luck-playout"
     max_turns: int = 2000
     bootstrap: int = 2000
@@ -379,7 +381,7 @@ HEADER = ("| contract | decks | raw SD | v3-corrected SD (ratio) | playout, perf
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``measure playout`` options."""
     from experiments.common.argtypes import int_at_least
-    from experiments.evaluation.luck.value import DEFAULT_VERSION, shipped_versions
+    from experiments.evaluation.luck.value import shipped_versions
 
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1, 2, 6])
