@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -366,10 +366,7 @@ class DrawValue(_ValueFile):
     @property
     def base(self) -> MlpValue:
         """The version-2 network the ``scaled`` models multiply (``value-v2.json``)."""
-        v2 = _shipped(SHIPPED_BY_VERSION[MLP_VERSION])
-        if not isinstance(v2, MlpValue):
-            raise ValueFileError(f"{SHIPPED_BY_VERSION[MLP_VERSION]} is not a version-2 value file")
-        return v2
+        return _shipped_as(MLP_VERSION, MlpValue)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -719,10 +716,7 @@ class DrawNetValue(_ValueFile):
     @property
     def base(self) -> DrawValue:
         """The value of the keys without a network: the shipped version 3 (``value-v3.json``)."""
-        v3 = _shipped(SHIPPED_BY_VERSION[DRAW_VERSION])
-        if not isinstance(v3, DrawValue):
-            raise ValueFileError(f"{SHIPPED_BY_VERSION[DRAW_VERSION]} is not a version-3 value file")
-        return v3
+        return _shipped_as(DRAW_VERSION, DrawValue)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -851,6 +845,21 @@ def _shipped(path: Path) -> AnyValue:
     if path not in _LOADED:
         _LOADED[path] = load_value(path)
     return _LOADED[path]
+
+
+_V = TypeVar("_V")
+
+
+def _shipped_as(version: int, cls: type[_V]) -> _V:
+    """The shipped value file of ``version``, which a newer version builds on, checked to be of ``cls``.
+
+    Raises:
+        ValueFileError: the file holds another kind of value function.
+    """
+    value = _shipped(SHIPPED_BY_VERSION[version])
+    if not isinstance(value, cls):
+        raise ValueFileError(f"{SHIPPED_BY_VERSION[version]} is not a version-{version} value file")
+    return value
 
 
 def shipped_value() -> AnyValue:
