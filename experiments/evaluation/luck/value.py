@@ -77,6 +77,18 @@ class ValueFileError(ValueError):
     """A value file that cannot be used: unreadable, another format, or the wrong features."""
 
 
+def _check_fingerprint(d: dict[str, Any], fingerprint: str, path: str | Path, what: str) -> None:
+    """Refuse a parsed value file whose recorded fingerprint is not the one its ``what``
+    (weights or parameters) give: the file was edited after it was written.
+
+    Raises:
+        ValueFileError: the fingerprints differ.
+    """
+    if d.get("fingerprint") != fingerprint:
+        raise ValueFileError(f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its {what} "
+                             f"({fingerprint})")
+
+
 def model_key(num_players: int, contract: int) -> str:
     """The key of one linear model in a value file: ``"p{players}-c{contract}"``."""
     return f"p{num_players}-c{contract}"
@@ -192,10 +204,7 @@ class ValueFunction(_ValueFile):
                 raise ValueFileError(f"{path}: model {key!r} needs {want} finite weights, got shape {arr.shape}")
             weights[str(key)] = arr
         vf = ValueFunction(weights, dict(d.get("meta") or {}))
-        if d.get("fingerprint") != vf.fingerprint:
-            raise ValueFileError(
-                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights ({vf.fingerprint})"
-            )
+        _check_fingerprint(d, vf.fingerprint, path, "weights")
         return vf
 
 
@@ -320,11 +329,7 @@ class MlpValue(_ValueFile):
                 raise ValueFileError(f"{path}: model {key!r} has an input scale sd <= 0")
             models[str(key)] = arrays
         vf = MlpValue(models, dict(d.get("meta") or {}))
-        if d.get("fingerprint") != vf.fingerprint:
-            raise ValueFileError(
-                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its parameters "
-                f"({vf.fingerprint})"
-            )
+        _check_fingerprint(d, vf.fingerprint, path, "parameters")
         return vf
 
 
@@ -476,11 +481,7 @@ class DrawValue(_ValueFile):
         if scaled and d.get("base") != vf.base.fingerprint:
             raise ValueFileError(f"{path} scales the version-2 value function {d.get('base')!r}; "
                                  f"this version ships {vf.base.fingerprint}")
-        if d.get("fingerprint") != vf.fingerprint:
-            raise ValueFileError(
-                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights "
-                f"({vf.fingerprint})"
-            )
+        _check_fingerprint(d, vf.fingerprint, path, "weights")
         return vf
 
 
@@ -595,11 +596,7 @@ class ActionValue(_ValueFile):
                 raise ValueFileError(f"{path}: action model {key!r} needs finite weights of shape {shape}, got {arr.shape}")
             actions[str(key)] = arr
         vf = ActionValue(draw_value, actions, dict(d.get("meta") or {}))
-        if d.get("fingerprint") != vf.fingerprint:
-            raise ValueFileError(
-                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its weights "
-                f"({vf.fingerprint})"
-            )
+        _check_fingerprint(d, vf.fingerprint, path, "weights")
         return vf
 
 
@@ -802,11 +799,7 @@ class DrawNetValue(_ValueFile):
         if d.get("base") != vf.base.fingerprint:
             raise ValueFileError(f"{path} falls back to the version-3 value function {d.get('base')!r}; "
                                  f"this version ships {vf.base.fingerprint}")
-        if d.get("fingerprint") != vf.fingerprint:
-            raise ValueFileError(
-                f"{path}: the recorded fingerprint {d.get('fingerprint')!r} does not match its parameters "
-                f"({vf.fingerprint})"
-            )
+        _check_fingerprint(d, vf.fingerprint, path, "parameters")
         return vf
 
 
