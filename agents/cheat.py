@@ -15,14 +15,23 @@ Its determinizations keep every opponent's true hand and deal only the stock, in
 order from the agent's generator (the stock's order is not known to it either): what the
 issue's "true hands, stock reshuffled" reference measures. Everything else (candidates,
 budget, rollouts, the choice rule, the spec keys) is :class:`~agents.search.SearchAgent`'s.
+
+**A noisy oracle** (``cheat-search:noise=Q``): before each determinization every hidden
+card of every opponent is, independently with probability ``Q``, put back with the stock's
+cards, and the emptied places are dealt again at random from that pool
+(:func:`redeal_hidden`). ``noise=0`` (the default) is the true hands; ``noise=1`` deals
+every hidden card again, the uniform belief. Between them it measures how much search
+gains from a belief of a given quality, the yardstick a real belief is compared with.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
-from agents.search import SearchAgent
+from agents.registry import Param
+from agents.search import SEARCH_PARAMS, SearchAgent
 from carioca_env import Game, Move, PlayerView
 from carioca_env.cards import cards_of
 from carioca_env.determinize import game_from_view
@@ -30,6 +39,14 @@ from carioca_env.errors import CariocaError
 
 #: The registered name: it says what the agent is.
 CHEAT_NAME = "cheat-search"
+
+#: The spec keys of ``cheat-search``: ``search``'s and ``noise``.
+CHEAT_PARAMS: dict[str, Param] = {
+    **SEARCH_PARAMS,
+    "noise": Param(float, 0.0, "share of the opponents' true hidden cards dealt again at random from them and the "
+                   "stock before each determinization (0: the true hands; 1: the uniform belief)",
+                   minimum=0, maximum=1),
+}
 
 
 class CheatNotShown(CariocaError, RuntimeError):
@@ -43,8 +60,12 @@ class CheatSearchAgent(SearchAgent):
     #: Runners check this flag to know that the agent must see the true game.
     cheat = True
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, noise: float = 0.0, **kwargs: Any) -> None:
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be between 0 and 1, got {noise}")
         super().__init__(*args, **kwargs)
+        #: the share of the true hidden cards dealt again per determinization (a noisy oracle)
+        self.noise = noise
         self._game: Game | None = None  # shown for the next decision
         self._true: Game | None = None  # the game of the decision being searched
 
@@ -73,7 +94,8 @@ class CheatSearchAgent(SearchAgent):
             self._true = None
 
     def determinize(self, view: PlayerView) -> Game:
-        """The true hands, the stock's cards in a random order from the agent's generator."""
+        """The true hands (a share ``noise`` of their hidden cards dealt again, :func:`redeal_hidden`),
+        the stock's cards in a random order from the agent's generator."""
         game = self._true
         if game is None:  # only act() searches, and it sets the game first
             raise CheatNotShown(f"{CHEAT_NAME} searches only inside act(), with the true game shown")
@@ -85,8 +107,40 @@ class CheatSearchAgent(SearchAgent):
                 rest = [a - b for a, b in zip(game.hands[s], view.known_cards[s])]
                 hidden.append(tuple(cards_of(rest)))
         stock = list(game.stock)
+        if self.noise > 0:  # not at 0: the true-hands cheat draws exactly what it always drew
+            hidden, stock = redeal_hidden(hidden, stock, self.noise, self.rng)
         self.rng.shuffle(stock)
         return game_from_view(view, hidden, stock, self.rng.getrandbits(63))
+
+
+def redeal_hidden(hidden: Sequence[Sequence[int]], stock: Sequence[int], share: float,
+                  rng: random.Random) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Deal again a random part of the hidden cards: each card of ``hidden`` (per seat) goes,
+    independently with probability ``share``, into a pool with the ``stock``; the pool is
+    shuffled and refills the emptied places seat by seat; what is left is the stock.
+
+    Hand sizes and the multiset of all cards are kept. ``share=0`` keeps the hands as they
+    are (the stock comes back shuffled); ``share=1`` deals every hidden place uniformly from all the hidden and stock cards.
+
+    Raises:
+        ValueError: ``share`` is not between 0 and 1.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be between 0 and 1, got {share}")
+    kept: list[list[int]] = []
+    pool = list(stock)
+    for cards in hidden:
+        mine: list[int] = []
+        for c in cards:
+            (pool if rng.random() < share else mine).append(c)
+        kept.append(mine)
+    rng.shuffle(pool)
+    out: list[tuple[int, ...]] = []
+    for cards, mine in zip(hidden, kept):
+        need = len(cards) - len(mine)
+        out.append(tuple(mine + pool[:need]))
+        del pool[:need]
+    return out, pool
 
 
 def show_true_game(agent: Any, game: Game) -> None:

@@ -22,9 +22,10 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``horizon``, ``z``, ``race_z``, ``race_top``, ``race_stop``, ``infer``, ``belief``
   (see :mod:`agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
-- ``cheat-search``: ``search``'s keys; a labelled reference cheat that searches with the
-  opponents' true hands (:mod:`agents.cheat`): only ``carioca tournament`` shows it the
-  game, ``carioca serve`` refuses it.
+- ``cheat-search``: ``search``'s keys and ``noise`` (a share of the true hidden cards dealt
+  again); a labelled reference cheat that searches with the opponents' true hands
+  (:mod:`agents.cheat`): only ``carioca tournament`` shows it the game, ``carioca serve``
+  refuses it.
 
 Building is two steps, so a caller can check a spec before anything runs:
 :func:`parse_spec` parses it (nested specs too) into a :class:`ParsedSpec`, importing
@@ -378,7 +379,7 @@ def make_agent(spec: str | ParsedSpec, seed: int = 0) -> Agent:
 def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
-    from agents.cheat import CHEAT_NAME, CheatSearchAgent
+    from agents.cheat import CHEAT_NAME, CHEAT_PARAMS, CheatSearchAgent
     from agents.greedy import GreedyAgent
     from agents.heuristic import HEURISTIC_PARAMS, make_heuristic
     from agents.random_agent import RandomAgent
@@ -389,7 +390,7 @@ def _load_builtins() -> None:
     register("heuristic", make_heuristic, params=HEURISTIC_PARAMS)
     register("search", lambda seed, **kw: SearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
     # a reference cheat (the opponents' true hands): only runners that show it the game play it
-    register(CHEAT_NAME, lambda seed, **kw: CheatSearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
+    register(CHEAT_NAME, lambda seed, **kw: CheatSearchAgent(seed=seed, **kw), params=CHEAT_PARAMS)
     register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder, "
                                                      "or a shipped model's name", kind="model")},
              default_key="path")

@@ -5,16 +5,19 @@ never offers it."""
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.allowlist import Allowlist, SpecRefused
-from agents.cheat import CHEAT_NAME, CheatNotShown, CheatSearchAgent, show_true_game
+from agents.cheat import CHEAT_NAME, CheatNotShown, CheatSearchAgent, redeal_hidden, show_true_game
 from agents.heuristic import HeuristicAgent
-from agents.registry import make_agent
+from agents.registry import SpecError, make_agent
 from agents.search import SearchAgent
 from carioca_env import Game, GameConfig
 from experiments.apps.serve.app import create_app
@@ -71,6 +74,65 @@ def test_its_determinizations_hold_the_true_hands_and_a_reshuffled_stock() -> No
     assert len(orders) > 1  # the stock's order is not known to it
     honest = SearchAgent(seed=3, sims=2, infer=0).determinize(view)
     assert [list(h) for h in honest.hands] != [list(h) for h in game.hands]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 53), max_size=12), min_size=2, max_size=4),
+       st.lists(st.integers(0, 53), max_size=40), st.floats(0, 1), st.integers(0, 2**32))
+def test_redeal_keeps_every_card_and_every_hand_size(hidden: list[list[int]], stock: list[int], share: float,
+                                                      seed: int) -> None:
+    out, rest = redeal_hidden(hidden, stock, share, random.Random(seed))
+    assert [len(h) for h in out] == [len(h) for h in hidden] and len(rest) == len(stock)
+    assert Counter(c for h in out for c in h) + Counter(rest) == Counter(c for h in hidden for c in h) + Counter(stock)
+    if share == 0:
+        assert [list(h) for h in out] == hidden  # the stock comes back shuffled
+
+
+def test_redeal_interpolates_from_the_true_hand_to_a_uniform_deal() -> None:
+    # seat 0 hides cards 0-4, seat 1 cards 5-9, the stock holds 10-29: 30 distinct cards
+    hidden, stock = [list(range(5)), list(range(5, 10))], list(range(10, 30))
+    rng, trials = random.Random(7), 4000
+    kept_share = {}
+    for share in (0.25, 0.5, 1.0):
+        held = Counter[int]()
+        for _ in range(trials):
+            out, _rest = redeal_hidden(hidden, stock, share, rng)
+            held.update(out[0])
+        kept_share[share] = sum(held[c] for c in range(5)) / (5 * trials)
+        if share == 1.0:
+            # every card lands in seat 0's 5 places with probability 5/30: binomial, 4.5 standard errors
+            p = 5 / 30
+            se = (p * (1 - p) / trials) ** 0.5
+            assert all(abs(held[c] / trials - p) < 4.5 * se for c in range(30))
+    # a card kept is held; one put back returns with a small chance: the share held falls with the noise
+    assert kept_share[0.25] > kept_share[0.5] + 0.1 > kept_share[1.0] + 0.2
+    for share in (0.25, 0.5):  # kept (1 - q), plus a put-back card's return: about 5q of the 10q + 20 pooled
+        assert abs(kept_share[share] - (1 - share + share * 5 * share / (10 * share + 20))) < 0.02
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        redeal_hidden(hidden, stock, 1.5, rng)
+
+
+def test_the_noisy_oracle_stays_consistent_with_the_view() -> None:
+    game = _midgame(contract=4)
+    seat = game.current
+    view = game.view(seat)
+    exact, noisy = CheatSearchAgent(seed=3, sims=2), make_agent(f"{CHEAT_NAME}:noise=0.5,sims=2", seed=3)
+    zero = make_agent(f"{CHEAT_NAME}:noise=0,sims=2", seed=3)
+    assert isinstance(noisy, CheatSearchAgent) and noisy.noise == 0.5
+    assert isinstance(zero, CheatSearchAgent)
+    wrong = 0
+    for agent in (exact, noisy, zero):
+        agent._true = game
+    for _ in range(8):
+        a, b, z = exact.determinize(view), noisy.determinize(view), zero.determinize(view)
+        assert z.hands == a.hands and z.stock == a.stock  # noise=0 draws what the cheat always drew
+        assert b.view(seat) == view  # every seen card in place, the sizes exact
+        wrong += b.hands != game.hands
+    assert wrong > 0
+    with pytest.raises(SpecError, match="above the maximum"):
+        make_agent(f"{CHEAT_NAME}:noise=1.5")
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        CheatSearchAgent(noise=-0.1)
 
 
 def test_show_true_game_leaves_honest_agents_alone() -> None:
