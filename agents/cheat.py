@@ -30,6 +30,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from agents.registry import Param
 from agents.search import SEARCH_PARAMS, SearchAgent
 from carioca_env import Game, Move, PlayerView
@@ -141,6 +143,34 @@ def redeal_hidden(hidden: Sequence[Sequence[int]], stock: Sequence[int], share: 
         out.append(tuple(mine + pool[:need]))
         del pool[:need]
     return out, pool
+
+
+def redeal_expected(hidden: np.ndarray, pool: np.ndarray, share: float) -> np.ndarray:
+    """The expected hidden counts per seat and card type after :func:`redeal_hidden`, to first
+    order: a seat keeps ``(1 - share)`` of its true counts and fills its ``share * k`` emptied
+    places from the mean put-back pool, ``share`` of every seat's hidden cards plus the stock
+    (the ratio of the expectations stands for the expectation of the ratio).  Exact at
+    ``share`` 0 (the true counts) and 1 (the uniform belief's counts).
+
+    Args:
+        hidden: ``[seats, card types]`` true hidden counts (zero rows for seats with none).
+        pool: ``[card types]`` unseen copies: every seat's hidden cards and the stock.
+
+    Raises:
+        ValueError: ``share`` is not between 0 and 1, or ``pool`` holds fewer copies than ``hidden``.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be between 0 and 1, got {share}")
+    hidden = np.asarray(hidden, dtype=float)
+    pool = np.asarray(pool, dtype=float)
+    stock = pool - hidden.sum(axis=0)
+    if (stock < 0).any():
+        raise ValueError("pool holds fewer copies of a card type than the hidden hands")
+    put_back = share * hidden.sum(axis=0) + stock
+    total = put_back.sum()
+    sizes = hidden.sum(axis=1, keepdims=True)
+    refill = share * sizes * (put_back / total) if total > 0 else np.zeros_like(hidden)
+    return (1.0 - share) * hidden + refill
 
 
 def show_true_game(agent: Any, game: Game) -> None:

@@ -190,6 +190,23 @@ def test_measure_scores_the_inferred_belief_beside_the_others_without_changing_t
     assert "learned [heuristic]" in only_heuristic["beliefs"] and "learned [other]" not in only_heuristic["beliefs"]
 
 
+def test_measure_scores_the_noisy_oracle_from_the_true_hands_to_uniform(tmp_path: Path) -> None:
+    from agents.belief.features import NUM_FEATURES
+    from agents.belief.model import BeliefModel
+    from experiments.training.belief.measure import MeasureConfig, run
+
+    path = str(BeliefModel("belief-v0", {4: np.zeros(NUM_FEATURES)}).save(tmp_path / "m.json"))
+    cfg = MeasureConfig(contracts=(4,), deals=10, agents=("heuristic",), model=path, rule_samples=2,
+                        out=str(tmp_path / "o"), oracle_noise=(0.0, 0.5, 1.0))
+    result = run(cfg, log=lambda m: None)
+    b = result["beliefs"]
+    loss = [b[f"oracle noise={q:g}"]["log_loss"] for q in (0.0, 0.5, 1.0)]
+    # noise 1 deals every hidden card again: the uniform belief exactly; less noise knows more
+    assert loss[2] == pytest.approx(b["uniform"]["log_loss"], abs=1e-9)
+    assert loss[0] < loss[1] < loss[2]
+    assert {"learned - oracle noise=0", "learned - oracle noise=0.5"} <= set(result["differences"])
+
+
 def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
     from agents.belief.features import NUM_FEATURES
     from agents.belief.model import BeliefModel

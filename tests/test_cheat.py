@@ -9,13 +9,21 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.allowlist import Allowlist, SpecRefused
-from agents.cheat import CHEAT_NAME, CheatNotShown, CheatSearchAgent, redeal_hidden, show_true_game
+from agents.cheat import (
+    CHEAT_NAME,
+    CheatNotShown,
+    CheatSearchAgent,
+    redeal_expected,
+    redeal_hidden,
+    show_true_game,
+)
 from agents.heuristic import HeuristicAgent
 from agents.registry import SpecError, make_agent
 from agents.search import SearchAgent
@@ -110,6 +118,30 @@ def test_redeal_interpolates_from_the_true_hand_to_a_uniform_deal() -> None:
         assert abs(kept_share[share] - (1 - share + share * 5 * share / (10 * share + 20))) < 0.02
     with pytest.raises(ValueError, match="between 0 and 1"):
         redeal_hidden(hidden, stock, 1.5, rng)
+
+
+def test_redeal_expected_matches_the_sampled_mean() -> None:
+    # card types 0-5; seat 0 hides nothing (the viewer), seats 1-2 hide some; the stock the rest
+    hidden = np.array([[0, 0, 0, 0, 0, 0], [2, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 0]], dtype=float)
+    stock = [0, 2, 3, 4, 5, 5, 5, 1, 4, 5]
+    pool = hidden.sum(axis=0) + np.bincount(stock, minlength=6)
+    cards = [[c for c, n in enumerate(row) for _ in range(int(n))] for row in hidden]
+    assert np.allclose(redeal_expected(hidden, pool, 0.0), hidden)
+    uniform = hidden.sum(axis=1, keepdims=True) * pool / pool.sum()
+    assert np.allclose(redeal_expected(hidden, pool, 1.0), uniform)
+    rng, trials = random.Random(3), 20000
+    for share in (0.3, 0.7):
+        mean = np.zeros_like(hidden)
+        for _ in range(trials):
+            out, _rest = redeal_hidden(cards, stock, share, rng)
+            for s, h in enumerate(out):
+                mean[s] += np.bincount(h, minlength=6) if h else 0
+        mean /= trials
+        # first order: within 0.05 of a card on this small table, where the ratio of the
+        # expectations is at its worst (the sampling error alone is about 0.01)
+        assert np.abs(mean - redeal_expected(hidden, pool, share)).max() < 0.05
+    with pytest.raises(ValueError, match="fewer copies"):
+        redeal_expected(hidden, hidden.sum(axis=0) - 1, 0.5)
 
 
 def test_the_noisy_oracle_stays_consistent_with_the_view() -> None:

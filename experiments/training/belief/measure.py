@@ -65,6 +65,7 @@ from agents.belief.filtered import DEFAULT_MOVES, FilteredBelief
 from agents.belief.inferred import DEFAULT_EPS, InferredBelief
 from agents.belief.learned import LearnedBelief
 from agents.belief.model import SHIPPED_BELIEF
+from agents.cheat import redeal_expected
 from carioca_env.cards import NUM_CARD_TYPES, card_str
 from carioca_env.determinize import unseen_pool
 from experiments.cli import run_script
@@ -117,6 +118,10 @@ class MeasureConfig:
             :class:`~agents.belief.filtered.FilteredBelief`).
         filtered_moves: its Metropolis-Hastings moves per particle and step.
         filtered_eps: its weight of a uniform legal move in the opponents' policy.
+        oracle_noise: noise levels of the noisy oracle scored as ``oracle noise=Q`` (the
+            first-order expectation of ``cheat-search:noise=Q``'s determinizations,
+            :func:`agents.cheat.redeal_expected`; it reads the true hands: a yardstick,
+            not a belief).
     """
 
     players: tuple[int, ...] = (2,)
@@ -136,6 +141,12 @@ class MeasureConfig:
     filtered_window: int = 0
     filtered_moves: int = DEFAULT_MOVES
     filtered_eps: float = DEFAULT_EPS
+    oracle_noise: tuple[float, ...] = ()
+
+
+def oracle_name(noise: float) -> str:
+    """The name the noisy oracle at ``noise`` is scored under."""
+    return f"oracle noise={noise:g}"
 
 
 def card_log_loss(expected: np.ndarray, hidden: np.ndarray) -> float:
@@ -253,6 +264,7 @@ def summarize(per_contract: dict[int, dict[str, Tally]], times: dict[str, list[f
             pairs += [("filtered", "learned"), ("filtered", "uniform"), ("filtered", "inferred")]
             pairs += [(f"filtered [{who}]", f"{b} [{who}]") for who in ("heuristic", "other")
                       for b in ("learned", "inferred")]
+        pairs += [("learned", n) for n in group if n.startswith("oracle noise=")]
         pairs = [(a, b) for a, b in pairs if a in group and b in group and group[a].by_deal and group[b].by_deal]
         for a, b in pairs:
             d = paired_difference(group[a].deal_means(), group[b].deal_means())
@@ -306,6 +318,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
         names += ["filtered", *(f"filtered [{who}]" for who in ("heuristic", "other"))]
         if inferred is None:
             names += [f"learned [{who}]" for who in ("heuristic", "other")]
+    names += [oracle_name(q) for q in cfg.oracle_noise]
     per_contract: dict[int, dict[str, Tally]] = {c: {n: Tally() for n in names} for c in cfg.contracts}
     times: dict[str, list[float]] = defaultdict(list)
     cache = AgentCache()
@@ -344,6 +357,7 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
         e_filtered = timed("filtered expected", filtered.expected_hidden, view) if filtered is not None else None
         pool = np.array(unseen_pool(view), dtype=float)
         key = (view.num_players, view.deal, pos.deal)
+        e_oracle = {q: redeal_expected(pos.hidden, pool, q) for q in cfg.oracle_noise}
         for s in range(view.num_players):
             if s == view.seat or pos.hidden[s].sum() == 0:
                 continue
@@ -366,6 +380,9 @@ def run(cfg: MeasureConfig, log: Any = print) -> dict[str, Any]:
                 who = "heuristic" if pos.specs[s] == "heuristic" else "other"
                 rows[f"filtered [{who}]"] = rows["filtered"]
                 rows[f"learned [{who}]"] = rows["learned"]
+            for q, e_q in e_oracle.items():
+                # not mixed with uniform: every held type keeps at least (1 - q) of its count
+                rows[oracle_name(q)] = e_q[s]
             for n, e in rows.items():
                 per_contract[view.deal][n].add(key, e, pos.hidden[s], pool)
 
@@ -512,11 +529,17 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
                    help="the filtered belief's Metropolis-Hastings moves per particle and step")
     p.add_argument("--filtered-eps", type=float, default=DEFAULT_EPS,
                    help="the filtered belief's weight of a uniform legal move in the opponents' policy, in (0, 1]")
+    p.add_argument("--oracle-noise", type=float, nargs="+", default=[], metavar="Q",
+                   help="also score the noisy oracle (cheat-search:noise=Q; it reads the true hands) at these "
+                        "noise levels in [0, 1]")
     p.add_argument("--merge", nargs="+", default=[], metavar="JSON",
                    help="merge these belief-measure.json files (parts of one measurement) instead of playing")
     a = p.parse_args(argv)
     if not 0 < a.record_prob <= 1:
         p.error(f"argument --record-prob: expected a number in (0, 1], got {a.record_prob:g}")
+    for q in a.oracle_noise:
+        if not 0 <= q <= 1:
+            p.error(f"argument --oracle-noise: expected numbers in [0, 1], got {q:g}")
     if not 0 < a.filtered_eps <= 1:
         p.error(f"argument --filtered-eps: expected a number in (0, 1], got {a.filtered_eps:g}")
     if a.merge:
@@ -539,7 +562,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     return MeasureConfig(tuple(a.players), tuple(a.contracts), a.deals, tuple(a.agents), a.seed, a.record_prob,
                          a.model, a.baseline, a.rule_samples, a.out, a.plot, tuple(a.merge), a.inferred_pool,
                          a.filtered_pool,
-                         a.filtered_window, a.filtered_moves, a.filtered_eps)
+                         a.filtered_window, a.filtered_moves, a.filtered_eps, tuple(a.oracle_noise))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
