@@ -411,3 +411,47 @@ def test_a_tournament_and_measure_widths_correct_with_a_shipped_version_6(tmp_pa
     p = run_tournament(tc, tmp_path / "t", workers=1, progress=False, log=lambda m: None).pairs[0]
     assert (p.mean_diff, p.ci_half) == pytest.approx((raw.mean, raw.half), abs=1e-9)
     assert (p.corrected_diff, p.corrected_half) == pytest.approx((corrected[1].mean, corrected[1].half), abs=1e-9)
+
+
+# --- version 7: the same file kind under its own number ----------------------------------
+
+
+def test_version_7_is_the_same_networks_under_its_own_fingerprint(tmp_path: Path) -> None:
+    """A version-7 file holds the same kind of networks; its fingerprint is headed ``v7-``
+    and differs from version 6's with the same networks, its values do not, and a file
+    whose version number was edited is refused as edited."""
+    v6 = random_draw_net(12, ("p2-c1", "p2-c3"), (4, 3))
+    v7 = DrawNetValue(dict(v6.models), {}, 7)
+    assert v7.fingerprint.startswith("v7-") and v7.fingerprint[3:] == v6.fingerprint[3:]
+    v7.save(tmp_path / "v7.json")
+    loaded = load_value(tmp_path / "v7.json")
+    assert isinstance(loaded, DrawNetValue) and loaded.version == 7 and loaded.fingerprint == v7.fingerprint
+    deck, dealer = fit_deck(random.Random(3), 2)
+    game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(3,)), 5)
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.draw_values(game), v6.draw_values(game)))
+    d = json.loads((tmp_path / "v7.json").read_text())
+    d["version"] = 6
+    (tmp_path / "edited.json").write_text(json.dumps(d))
+    with pytest.raises(ValueFileError, match="edited|fingerprint"):
+        load_value(tmp_path / "edited.json")
+    for bad in (5, 8, True):
+        with pytest.raises(ValueFileError, match="version 6 or 7"):
+            DrawNetValue(dict(v6.models), {}, bad)
+
+
+def test_export_writes_version_7_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _network_folder(tmp_path / "a", 60, (3, 7))
+    out6, out7 = tmp_path / "v6.json", tmp_path / "v7.json"
+    v6 = export(ExportConfig((str(tmp_path / "a"),), str(out6)), log=lambda _: None)
+    assert main(["export", "--version", "7", "--networks", str(tmp_path / "a"), "--out", str(out7)]) == 0
+    v7 = load_value(out7)
+    assert isinstance(v7, DrawNetValue) and v7.version == 7 and v6.version == 6
+    assert v7.fingerprint == "v7-" + v6.fingerprint[3:]
+    for argv in (["export", "--version", "5", "--networks", str(tmp_path / "a"), "--out", str(tmp_path / "x.json")],
+                 ["fit", "--version", "7", "--out", str(tmp_path / "f")]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--version: expected one of 6, 7, got 5" in err and "export's options" in err
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "f").exists()

@@ -7,6 +7,7 @@ Usage::
         --out runs/luck-v6-heldout
     python -m experiments.evaluation.luck.fit6 fit --contracts 1 --out runs/luck-v6 --heldout runs/luck-v6-heldout
     python -m experiments.evaluation.luck.fit6 export --networks runs/v6-c1 runs/v6-c2 --out value-v6.json
+    python -m experiments.evaluation.luck.fit6 export --version 7 --networks runs/v6-c1 ... runs/v6-c7 --out value-v7.json
 
 Versions 3 and 5 regress the draw corrections on *final deal penalties*, targets in which
 every later draw and choice adds noise.  Version 6 keeps version 3's model (a draw's value
@@ -599,15 +600,23 @@ class ExportConfig:
     Attributes:
         networks: folders of ``fit --network`` outputs (``network-p2-c{k}.npz``, with the
             fit's ``report.json`` and ``value.json`` beside them when they are there).
-        out: the version-6 value file to write.
+        out: the value file to write.
         force: replace ``out`` if it exists.
+        version: the version number it ships under (one of
+            :data:`~experiments.evaluation.luck.value.DRAW_NET_VERSIONS`: 6, or 7 for the file
+            that added contracts 3 and 7).
     """
 
     networks: tuple[str, ...]
     out: str
     force: bool = False
+    version: int = 6
 
     def __post_init__(self) -> None:
+        from experiments.evaluation.luck.value import DRAW_NET_VERSIONS
+
+        if self.version not in DRAW_NET_VERSIONS:
+            raise ValueError(f"--version: expected one of {', '.join(map(str, DRAW_NET_VERSIONS))}, got {self.version}")
         if not self.networks:
             raise ValueError("networks: expected at least one folder")
         if not self.out:
@@ -728,7 +737,7 @@ def build_export(cfg: ExportConfig) -> Any:
         raise ValueError(f"--out: {out} exists (give --force to replace it)")
     check_output_path(out, "--out")
     models, meta = gather_networks(cfg)
-    return DrawNetValue(models, meta)
+    return DrawNetValue(models, meta, cfg.version)
 
 
 def export(cfg: ExportConfig, log: Any = _log) -> Any:
@@ -788,6 +797,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--networks", nargs="+", default=[], metavar="DIR",
                    help="export: folders of fit --network outputs (network-p2-c{k}.npz, report.json)")
     p.add_argument("--force", action="store_true", help="export: replace the value file if it exists")
+    p.add_argument("--version", type=int, default=None,
+                   help="export: the version number the file ships under (6 or 7; default 6)")
     a = p.parse_args(argv)
     try:
         if a.what == "export":
@@ -795,11 +806,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ValueError("--out: export needs the value file to write")
             if not a.networks:
                 raise ValueError("--networks: export needs at least one folder")
-            ecfg = ExportConfig(tuple(a.networks), a.out, a.force)
+            ecfg = ExportConfig(tuple(a.networks), a.out, a.force, 6 if a.version is None else a.version)
             value = build_export(ecfg)  # every input checked before anything is written
             return run_script(lambda: write_export(ecfg, value))
-        if a.networks or a.force:
-            raise ValueError("--networks and --force are export's options")
+        if a.networks or a.force or a.version is not None:
+            raise ValueError("--networks, --force and --version are export's options")
         cfg = Fit6Config(a.what, tuple(a.contracts), a.decks, a.first_deck, a.seed, a.rollouts, a.rate,
                          a.playout_agents, a.max_turns, a.out or "runs/luck-v6", a.heldout, a.bootstrap, a.network)
         if cfg.heldout and not Path(cfg.heldout).is_dir():

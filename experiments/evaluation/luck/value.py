@@ -63,7 +63,7 @@ VALUE_VERSION = 1
 #: version 6 (the default) ships since it was exported (:func:`shipped_versions` lists the
 #: versions whose file is there).  Keyed by version, not position, so a gap in the numbers
 #: cannot shift one version onto another's file.
-SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4, 6)}
+SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4, 6, 7)}
 #: The version of :func:`shipped_value`, the default of ``--luck-correction``: version 6,
 #: whose networks beat version 3 held out on every contract they cover (version 3 values the
 #: rest; version 4's held-out ratios did not beat version 3). Tournaments record the
@@ -600,8 +600,12 @@ class ActionValue(_ValueFile):
         return vf
 
 
-#: The version of :class:`DrawNetValue` files.
+#: The first version of :class:`DrawNetValue` files.
 DRAW_NET_VERSION = 6
+#: The versions a :class:`DrawNetValue` file may carry: one format, shipped twice (6: networks
+#: for contracts 1, 2, 4, 5 and 6 at 2 players; 7: the same and more), each frozen under its
+#: own number so that results corrected by the first still resume with it.
+DRAW_NET_VERSIONS = (6, 7)
 #: Decimals kept of a version-6 network parameter: rounded before they are fingerprinted
 #: and saved (as version 3's :data:`DRAW_DECIMALS`).  The weights are float32 numbers from
 #: training (about 7 significant digits), so 9 decimals keep every weight above 0.01 as it
@@ -691,19 +695,28 @@ class DrawNetValue(_ValueFile):
     Like version 3, its value is defined right after a stock draw only.  Parameters are
     rounded to :data:`NET_DECIMALS` decimals.
 
+    Version 7 is the same kind of file with more networks: :attr:`version` is one of
+    :data:`DRAW_NET_VERSIONS` and heads the fingerprint.
+
     Attributes:
         models: model key -> network parameters (:data:`MLP_PARAMS`, shapes :func:`net_shapes`).
         meta: where each network came from (folders, fit seeds, decks, the fit's report);
             not part of the fingerprint.
+        version: the version number the file ships under (:data:`DRAW_NET_VERSIONS`).
 
     Raises:
-        ValueFileError: a model's key or parameters are not a version-6 network's.
+        ValueFileError: a model's key or parameters are not a version-6 network's, or the
+            version is not one of :data:`DRAW_NET_VERSIONS`.
     """
 
     models: dict[str, dict[str, np.ndarray]]
     meta: dict[str, Any] = field(default_factory=dict)
+    version: int = DRAW_NET_VERSION
 
     def __post_init__(self) -> None:
+        if isinstance(self.version, bool) or self.version not in DRAW_NET_VERSIONS:
+            raise ValueFileError(f"a network value is of version {' or '.join(map(str, DRAW_NET_VERSIONS))}, "
+                                 f"got {self.version!r}")
         if not self.models:
             # without a network it would be version 3 under another fingerprint
             raise ValueFileError("a version-6 value needs at least one network")
@@ -717,13 +730,14 @@ class DrawNetValue(_ValueFile):
 
     @cached_property
     def fingerprint(self) -> str:
-        """``v6-`` and 12 hex digits of a SHA-256 over the features' version, every network's
-        parameters (in :data:`MLP_PARAMS` order) and the fingerprint of the version 3 it falls back to."""
+        """``v6-`` (or ``v7-``: :attr:`version`) and 12 hex digits of a SHA-256 over the
+        features' version, every network's parameters (in :data:`MLP_PARAMS` order) and the
+        fingerprint of the version 3 it falls back to."""
         body = {"features": features3.FEATURE_VERSION, "base": self.base.fingerprint,
                 "models": {k: [[float(x) for x in np.ravel(v[p])] for p in MLP_PARAMS]
                            for k, v in sorted(self.models.items())}}
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        return f"v{DRAW_NET_VERSION}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+        return f"v{self.version}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def model(self, num_players: int, contract: int) -> dict[str, np.ndarray] | np.ndarray | float:
         """The network for a player count and contract, else the base's model (:meth:`DrawValue.model`).
@@ -762,7 +776,7 @@ class DrawNetValue(_ValueFile):
         """JSON-ready form of the value file."""
         return {
             "format": VALUE_FORMAT,
-            "version": DRAW_NET_VERSION,
+            "version": self.version,
             "features": features3.FEATURE_VERSION,
             "context": list(features3.CONTEXT),
             "attributes": list(features3.ATTRS),
@@ -795,7 +809,8 @@ class DrawNetValue(_ValueFile):
         meta = d.get("meta") or {}
         if not isinstance(meta, dict):
             raise ValueFileError(f"{path}: meta is not a JSON object")
-        vf = DrawNetValue({str(k): checked_network(k, v, str(path)) for k, v in raw.items()}, dict(meta))
+        vf = DrawNetValue({str(k): checked_network(k, v, str(path)) for k, v in raw.items()}, dict(meta),
+                          int(d["version"]))
         if d.get("base") != vf.base.fingerprint:
             raise ValueFileError(f"{path} falls back to the version-3 value function {d.get('base')!r}; "
                                  f"this version ships {vf.base.fingerprint}")
@@ -808,7 +823,7 @@ AnyValue = ValueFunction | MlpValue | DrawValue | ActionValue | DrawNetValue
 
 
 def load_value(path: str | Path) -> AnyValue:
-    """Read a value file of any version (1, 2, 3, 4 or 6).
+    """Read a value file of any version (1, 2, 3, 4, 6 or 7).
 
     Raises:
         ValueFileError: unreadable, not this format, a version this code does not know,
@@ -826,7 +841,7 @@ def load_value(path: str | Path) -> AnyValue:
         return DrawValue.from_dict(d, path)
     if d.get("version") == ACTION_VERSION:
         return ActionValue.from_dict(d, path)
-    if d.get("version") == DRAW_NET_VERSION:
+    if d.get("version") in DRAW_NET_VERSIONS:
         return DrawNetValue.from_dict(d, path)
     return ValueFunction.load(path)
 
