@@ -149,7 +149,7 @@ def test_every_shipped_version_loads_and_is_found_by_fingerprint() -> None:
     assert isinstance(v1, ValueFunction) and isinstance(v2, MlpValue) and isinstance(v3, DrawValue)
     assert isinstance(v4, ActionValue) and value_by_fingerprint(v4.fingerprint).fingerprint == v4.fingerprint
     assert [v.fingerprint[:3] for v in (v1, v2, v3, v4)] == ["v1-", "v2-", "v3-", "v4-"]
-    assert shipped_value().fingerprint == load_value(SHIPPED_BY_VERSION[6]).fingerprint  # the default
+    assert shipped_value().fingerprint == load_value(SHIPPED_BY_VERSION[7]).fingerprint  # the default
     assert value_by_fingerprint(v1.fingerprint).fingerprint == v1.fingerprint
     assert value_by_fingerprint(v2.fingerprint).fingerprint == v2.fingerprint
     assert value_by_fingerprint(v3.fingerprint).fingerprint == v3.fingerprint

@@ -1,8 +1,9 @@
 """The version-6 luck value function (:class:`DrawNetValue`: networks on version 3's draw
 inputs, the shipped version 3 for the models it lacks): its values are fit5's forward pass,
 its file is checked and round-trips, its corrections are the same bytes in any process,
-``fit6 export`` gathers networks into one file, and the shipped ``value-v6.json`` is the
-default.  (The exact-expectation and card-by-card tests run on it
+``fit6 export`` gathers networks into one file, the shipped ``value-v6.json`` stays
+loadable, and the shipped ``value-v7.json`` (the same kind of file, two more networks) is
+the default.  (The exact-expectation and card-by-card tests run on it
 through :data:`tests.test_luck_v3.DRAW_VALUES` and the vectorised-values test there.)"""
 
 from __future__ import annotations
@@ -341,23 +342,36 @@ def test_export_refuses_bad_inputs_before_writing(tmp_path: Path, capsys: pytest
 # --- shipping ---------------------------------------------------------------------------
 
 
-def test_the_shipped_version_6_is_the_default_with_version_3_behind_it() -> None:
-    """The default is the shipped value-v6.json: networks for the 2-player contracts whose
-    playout targets were fitted, each with its provenance and a rounding that leaves its
-    outputs as fitted; every other model is the shipped version 3's, value for value."""
-    v6, v3 = shipped_version(6), shipped_version(3)
-    assert value_module.DEFAULT_VERSION == 6 and value_module.shipped_value() is v6
-    assert isinstance(v6, DrawNetValue) and v6.base is v3
+def test_the_shipped_version_7_is_the_default_with_version_6_inside_it_and_version_3_behind() -> None:
+    """The default is the shipped value-v7.json: a network for every 2-player contract, each
+    with its provenance and a rounding that leaves its outputs as fitted; version 6's five
+    networks in it unchanged; every other model is the shipped version 3's, value for value.
+    Version 6 still ships, with its own fingerprint, so results corrected by it resume."""
+    v7, v6, v3 = shipped_version(7), shipped_version(6), shipped_version(3)
+    assert value_module.DEFAULT_VERSION == 7 and value_module.shipped_value() is v7
+    assert isinstance(v7, DrawNetValue) and isinstance(v6, DrawNetValue) and v7.base is v3 and v6.base is v3
+    assert v7.version == 7 and v7.fingerprint.startswith("v7-") and v6.fingerprint.startswith("v6-")
+    assert sorted(v7.models) == [f"p2-c{k}" for k in range(1, 8)]
     assert sorted(v6.models) == ["p2-c1", "p2-c2", "p2-c4", "p2-c5", "p2-c6"]
-    for key, meta in v6.meta["models"].items():
-        assert meta["fit_seed"] == 6 and meta["target_decks"] >= 200, key
-        assert meta["rounding"]["max_deviation_over_output_sd"] < 1e-6, key
-    for players, contract in ((2, 3), (2, 7), (3, 4), (4, 1)):
+    for key, params in v6.models.items():
+        for p in MLP_PARAMS:
+            np.testing.assert_array_equal(v7.models[key][p], params[p])
+    for value in (v6, v7):
+        for key, meta in value.meta["models"].items():
+            assert meta["fit_seed"] == 6 and meta["target_decks"] >= 200, key
+            assert meta["rounding"]["max_deviation_over_output_sd"] < 1e-6, key
+    assert value_by_fingerprint(v6.fingerprint) is v6 and value_by_fingerprint(v7.fingerprint) is v7
+    for players, contract in ((3, 4), (4, 1), (4, 7)):
         deck, dealer = fit_deck(random.Random(players * 10 + contract), players)
         game = Game.from_deck(deck, dealer, GameConfig(num_players=players, deals=(contract,)), 5)
-        cards, counts, got = v6.draw_values(game)
+        cards, counts, got = v7.draw_values(game)
         want = v3.draw_values(game)
         assert np.array_equal(cards, want[0]) and np.array_equal(counts, want[1]) and np.array_equal(got, want[2])
+    # contract 3 at 2 players: version 6 falls back to version 3, version 7 has a network
+    deck, dealer = fit_deck(random.Random(23), 2)
+    game = Game.from_deck(deck, dealer, GameConfig(num_players=2, deals=(3,)), 5)
+    assert np.array_equal(v6.draw_values(game)[2], v3.draw_values(game)[2])
+    assert not np.array_equal(v7.draw_values(game)[2], v3.draw_values(game)[2])
 
 
 def test_version_6_is_found_only_with_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -382,7 +396,7 @@ def test_version_6_is_found_only_with_its_file(tmp_path: Path, monkeypatch: pyte
     assert "invalid choice: 6" in capsys.readouterr().err
     value = random_draw_net(10)
     value.save(v6_path)
-    assert shipped_versions()[-1] == 6
+    assert 6 in shipped_versions()
     v6 = shipped_version(6)
     assert isinstance(v6, DrawNetValue) and v6.fingerprint == value.fingerprint
     assert value_by_fingerprint(value.fingerprint) is v6

@@ -18,12 +18,15 @@ one value function are never mixed with another's:
   choice an agent declared random: AIVAT's action terms), fitted by
   :mod:`experiments.evaluation.luck.fit4`;
 - (version 5 was a diagnostic fit, :mod:`experiments.evaluation.luck.fit5`, never shipped;)
-- version 6, :class:`DrawNetValue` (``value-v6.json``, the default): per (player count,
-  contract) a network of version 5's shape on version 3's draw inputs (each seat's
-  context, its position after the drawer, the card's attributes for it), fitted to
-  playout card values by :mod:`experiments.evaluation.luck.fit6` and gathered into one
-  file by its ``export`` step; the models it has no network for are the shipped version
-  3's (named by fingerprint in its file).
+- version 6, :class:`DrawNetValue` (``value-v6.json``): per (player count, contract) a
+  network of version 5's shape on version 3's draw inputs (each seat's context, its
+  position after the drawer, the card's attributes for it), fitted to playout card values
+  by :mod:`experiments.evaluation.luck.fit6` and gathered into one file by its ``export``
+  step; the models it has no network for are the shipped version 3's (named by
+  fingerprint in its file).  It has networks for contracts 1, 2, 4, 5 and 6 at 2 players;
+- version 7 (``value-v7.json``, the default): the same kind of file with version 6's five
+  networks unchanged and networks for contracts 3 and 7 at 2 players added, so every
+  2-player contract has one; 3 and 4 players are version 3's.
 
 All were fitted once on games between the built-in agents dealt from their own seed
 namespace (never a tournament's decks), then frozen.  :func:`shipped_value` is the
@@ -35,7 +38,7 @@ older one can still be resumed.
 Versions 1 and 3 sum products in a fixed order with numpy.  Versions 2 and 6 multiply small
 matrices (at most a few hundred rows); every process of a run uses the same numpy, so a
 value is the same bytes with any number of workers (the tournament tests check it, and
-version 6's tests compare a tracker's bytes across processes).
+version 6's tests compare a tracker's bytes across processes; version 7 is the same code).
 """
 
 from __future__ import annotations
@@ -60,15 +63,15 @@ VALUE_FORMAT = "carioca-luck-value"
 VALUE_VERSION = 1
 #: The value file of every version that may ship with the package, by version number:
 #: ``value-vN.json`` next to this module.  Version 5 was a diagnostic that never shipped;
-#: version 6 (the default) ships since it was exported (:func:`shipped_versions` lists the
+#: versions 6 and 7 ship since they were exported (:func:`shipped_versions` lists the
 #: versions whose file is there).  Keyed by version, not position, so a gap in the numbers
 #: cannot shift one version onto another's file.
 SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4, 6, 7)}
-#: The version of :func:`shipped_value`, the default of ``--luck-correction``: version 6,
+#: The version of :func:`shipped_value`, the default of ``--luck-correction``: version 7,
 #: whose networks beat version 3 held out on every contract they cover (version 3 values the
-#: rest; version 4's held-out ratios did not beat version 3). Tournaments record the
-#: fingerprint, so results corrected by version 3 still resume with it.
-DEFAULT_VERSION = 6
+#: 3- and 4-player models; version 4's held-out ratios did not beat version 3). Tournaments
+#: record the fingerprint, so results corrected by versions 3 and 6 still resume with them.
+DEFAULT_VERSION = 7
 #: The value file of :func:`shipped_value`.
 SHIPPED_FILE = SHIPPED_BY_VERSION[DEFAULT_VERSION]
 
@@ -886,7 +889,7 @@ def shipped_version(version: int) -> AnyValue:
 
     Raises:
         ValueFileError: no shipped value file has that version number (version 5 never
-            shipped; version 6 only once its file is exported).
+            shipped; versions 6 and 7 only once their files are exported).
     """
     shipped = shipped_versions()
     if isinstance(version, bool) or not isinstance(version, int) or version not in shipped:
