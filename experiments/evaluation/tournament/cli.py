@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "function) and show luck-corrected paired differences beside the raw ones")
     g.add_argument("--luck-value", type=int, metavar="V",
                    help="with --luck-correction: correct with the shipped value function of version V (1 to 4, "
-                        "or 6, the default) instead of the default, e.g. to extend a table corrected "
+                        "6, or 7, the default) instead of the default, e.g. to extend a table corrected "
                         "with another version")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
