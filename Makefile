@@ -56,7 +56,7 @@ lint: venv
 
 # The documentation site, strict: a broken reference or link fails the build.
 docs: venv
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 # The results notebook, executed (CARIOCA_RESULTS picks the folder; default: your
 # results/rl-experiment, else shipped-results/) into build/notebook/results.html.

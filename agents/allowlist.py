@@ -78,7 +78,7 @@ class Allowlist:
         Raises:
             SpecError: not a string, or a spec that does not parse (unknown agent, key, value).
             SpecRefused: it parses but names what is not allowed (the message says what is).
-            Whatever ``resolve_model`` raises for a model it refuses.
+            ModelLoadError: a model name that is not shipped (from ``resolve_model``).
         """
         if not isinstance(spec, str):
             raise SpecError(f"an agent spec is a string such as 'greedy', got {type(spec).__name__}")
