@@ -451,6 +451,9 @@ def test_version_7_is_the_same_networks_under_its_own_fingerprint(tmp_path: Path
     for bad in (5, 8, True):
         with pytest.raises(ValueFileError, match="version 6 or 7"):
             DrawNetValue(dict(v6.models), {}, bad)
+    del d["version"]  # from_dict called directly on a file without a version: one clear line
+    with pytest.raises(ValueFileError, match=r"edited.json is of version None, not a network value's \(6 or 7\)"):
+        DrawNetValue.from_dict(d, tmp_path / "edited.json")
 
 
 def test_export_writes_version_7_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -812,8 +812,12 @@ class DrawNetValue(_ValueFile):
         meta = d.get("meta") or {}
         if not isinstance(meta, dict):
             raise ValueFileError(f"{path}: meta is not a JSON object")
+        version = d.get("version")
+        if isinstance(version, bool) or version not in DRAW_NET_VERSIONS:
+            raise ValueFileError(f"{path} is of version {version!r}, not a network value's "
+                                 f"({' or '.join(map(str, DRAW_NET_VERSIONS))})")
         vf = DrawNetValue({str(k): checked_network(k, v, str(path)) for k, v in raw.items()}, dict(meta),
-                          int(d["version"]))
+                          int(version))
         if d.get("base") != vf.base.fingerprint:
             raise ValueFileError(f"{path} falls back to the version-3 value function {d.get('base')!r}; "
                                  f"this version ships {vf.base.fingerprint}")
