@@ -52,6 +52,10 @@ test-fast: venv
 # Style and types, configured in pyproject.toml; CI runs it too.
 lint: venv
 	$(VENV)/bin/ruff check .
+	mkdir -p build/typecheck
+	ln -sfn ../../carioca_env build/typecheck/carioca_env
+	ln -sfn ../../agents build/typecheck/carioca_agents
+	ln -sfn ../../experiments build/typecheck/carioca_experiments
 	$(VENV)/bin/mypy
 
 # The documentation site, strict: a broken reference or link fails the build.

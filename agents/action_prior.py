@@ -4,7 +4,7 @@ With ``features="advice_play"`` the observation says what the heuristic would do
 the top discard or not (``advice_take``), which discards it ranks best
 (``advice_best``, ``advice_discard``), the cards of its next opening meld, or the card,
 table meld and slot of its next lay-off or swap (``advice_play``, ``advice_target``,
-``advice_slot``; :mod:`agents.advice`).  A plain action layer must learn, for
+``advice_slot``; :mod:`carioca_agents.advice`).  A plain action layer must learn, for
 each of its 2,191 ids (2 players), that the advice of that id's cards points at it: the
 558 opening-meld ids and the lay-off ids are each chosen in a few states of the data.
 
@@ -35,7 +35,7 @@ about one learning rate per step.
 The advice pieces reach the action layer through the actor's latent
 (:class:`AdvicePassThrough` appends them), so every path sb3 uses to compute logits
 (``forward``, ``evaluate_actions``, ``get_distribution``) and the fast
-``agents.ppo_agent.masked_logits`` see the same prior.
+``carioca_agents.ppo_agent.masked_logits`` see the same prior.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def _index_tables(num_players: int) -> dict[str, np.ndarray]:
     """The fixed tables that score every action id of ``num_players`` seats (see the
     module docstring): id ranges, each opening meld's copies per card type and kind, and
     each lay-off's and swap's (card, target, slot)."""
-    from agents.advice import PLAY_TARGETS_PER_SEAT, opening_slot
+    from carioca_agents.advice import PLAY_TARGETS_PER_SEAT, opening_slot
     from carioca_env.actions import LAYOFF_SLOTS, SWAP_SLOTS, ActionKind, action_table
 
     table = action_table(num_players)

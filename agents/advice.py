@@ -1,13 +1,15 @@
 """The heuristic's advice as observation pieces: the ``advice`` and ``advice_play`` feature sets.
 
 The core observation (:mod:`carioca_env.observation`) knows nothing of agents; this
-module registers two feature sets with it (:func:`~carioca_env.observation.register_feature_set`)
-when :mod:`agents` is imported, so ``carioca_v0.env(features="advice")`` works in any
-process that imported :mod:`agents` (loading a model does).  Their values are the
-verdicts of :class:`~agents.heuristic.HeuristicAgent` with its default weights, the
+module's :func:`register_advice` registers two feature sets with it
+(:func:`~carioca_env.observation.register_feature_set`).  The package offers them through
+the entry-point group ``carioca_env.feature_sets``, so ``carioca_v0.env(features="advice")``
+works in any process where the package is installed, and loading a model that reads them
+registers them first.  Their values are the
+verdicts of :class:`~carioca_agents.heuristic.HeuristicAgent` with its default weights, the
 *advisor*; a model card records which advisor (:data:`ADVISOR`: name, version and a
 fingerprint of its weights) produced them, and loading a model whose advisor changed
-warns or refuses (:func:`agents.ppo_agent.check_advisor`), because a changed heuristic
+warns or refuses (:func:`carioca_agents.ppo_agent.check_advisor`), because a changed heuristic
 changes the inputs of a network while the layout (names, offsets, sizes) still matches.
 
 The tables continue those of :mod:`carioca_env.observation` (``n`` players):
@@ -60,7 +62,7 @@ from them; measured in ``docs/results/2026-12-01-learned-set.md``):
 * ``advice_discard``: per card type held, when the seat is to discard (after its draw,
   and the heuristic would not meld instead), ``1 - (cost - best) / 10`` at least 0,
   where ``cost`` is the heuristic's cost of discarding that type
-  (:meth:`agents.heuristic.HeuristicAgent.discard_costs`, the default weights) and
+  (:meth:`carioca_agents.heuristic.HeuristicAgent.discard_costs`, the default weights) and
   ``best`` the lowest of them: 1 for the heuristic's choice, and one deficiency (10)
   worse is 0; 0 for types not held and outside that phase;
 * ``advice_best``: per card type, 1 for the types of the lowest cost (the heuristic
@@ -97,7 +99,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.heuristic import DEFAULT_PARAMS, HeuristicAgent
+from carioca_agents.heuristic import DEFAULT_PARAMS, HeuristicAgent
 from carioca_env.cards import JOKER, NUM_CARD_TYPES
 from carioca_env.melds import End, Meld, MeldKind
 from carioca_env.observation import ExtraPieces, register_feature_set
@@ -196,7 +198,7 @@ def encode_advice_play(view: PlayerView, pending: Sequence[Meld] = ()) -> np.nda
 # --------------------------------------------------------------------------- the advisor
 
 #: Bump when the heuristic's verdicts change for a reason its weights do not show (a new
-#: rule in its code); a change of :data:`~agents.heuristic.DEFAULT_PARAMS` or of
+#: rule in its code); a change of :data:`~carioca_agents.heuristic.DEFAULT_PARAMS` or of
 #: :data:`ADVICE_SCALE` changes the fingerprint by itself.
 ADVISOR_VERSION = "1"
 
@@ -220,5 +222,14 @@ def _advice_pieces(num_players: int) -> tuple[tuple[str, int, str], ...]:
     return ADVICE_PIECES
 
 
-register_feature_set(ExtraPieces("advice", "discards", _advice_pieces, _advice_values, ADVISOR))
-register_feature_set(ExtraPieces("advice_play", "advice", advice_play_pieces, encode_advice_play, ADVISOR))
+def register_advice() -> None:
+    """Register the feature sets ``advice`` and ``advice_play`` with the core.
+
+    Called where they are needed: when a model card that reads them loads
+    (:mod:`carioca_agents.ppo_agent`), by the training commands that offer them, and by the
+    core itself through the entry points ``advice`` and ``advice_play`` of the group
+    ``carioca_env.feature_sets`` when an env is asked for them.  Nothing registers them on
+    import, so no other package's files can undo it.  Calling it again changes nothing.
+    """
+    register_feature_set(ExtraPieces("advice", "discards", _advice_pieces, _advice_values, ADVISOR))
+    register_feature_set(ExtraPieces("advice_play", "advice", advice_play_pieces, encode_advice_play, ADVISOR))

@@ -2,7 +2,7 @@
 
 A spec that comes from a web request, or from a file anyone could have written into a
 served folder, must not run code or read a file it was not meant to.
-:meth:`Allowlist.check` parses the whole spec (:func:`agents.registry.parse_spec`
+:meth:`Allowlist.check` parses the whole spec (:func:`carioca_agents.registry.parse_spec`
 imports no user code and reads no file), walks every nested spec (``search``'s
 ``rollout``), and refuses with :class:`SpecRefused` anything outside the list:
 
@@ -16,7 +16,7 @@ imports no user code and reads no file), walks every nested spec (``search``'s
   the operator wrote, named exactly (no arguments from the source).
 
 What it returns is the spec parsed, each model argument replaced by the model file it
-resolved to; :func:`agents.registry.build_agent` builds exactly that.
+resolved to; :func:`carioca_agents.registry.build_agent` builds exactly that.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agents.registry import ParsedSpec, SpecError, parse_spec
+from carioca_agents.registry import ParsedSpec, SpecError, parse_spec
 from carioca_env.errors import CariocaError
 
 #: The agents a request may name: this package's own code, reading no file but a model.
@@ -116,7 +116,7 @@ class Allowlist:
         return replace(node, args=values)
 
     def _model(self, node: ParsedSpec, arg: str) -> Path:
-        from agents.ppo_agent import SHIPPED_NAME, resolve_model_path
+        from carioca_agents.ppo_agent import SHIPPED_NAME, resolve_model_path
 
         if not arg:
             raise SpecError(f"{node.text}: {node.name} needs a model: a shipped model's name or a model in the folder")

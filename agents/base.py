@@ -9,7 +9,7 @@ An agent may also *declare* the randomness of its last move (:class:`DeclaredCho
 read with :func:`declared_choice`): the options it drew the move from at random and
 their probabilities.  An evaluation that knows them can take the luck of the agent's own
 coin flips out of a result (the action terms of
-:mod:`experiments.evaluation.luck.correction`); an agent that declares nothing is
+:mod:`carioca_experiments.evaluation.luck.correction`); an agent that declares nothing is
 evaluated as before.
 """
 

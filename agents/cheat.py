@@ -1,4 +1,4 @@
-"""``cheat-search``: :class:`~agents.search.SearchAgent` that knows the opponents' true hands.
+"""``cheat-search``: :class:`~carioca_agents.search.SearchAgent` that knows the opponents' true hands.
 
 A **labelled cheat, for reference only**: it measures how much a perfect belief about
 the hidden hands would be worth to search (the value of information), the ceiling that a
@@ -9,12 +9,12 @@ belief model (uniform, the rule model, a learned one) can approach. It is not a 
   anywhere else its :meth:`~CheatSearchAgent.act` raises :class:`CheatNotShown` rather
   than quietly playing as an honest search;
 - ``carioca serve`` never offers it: its name is not in
-  :data:`agents.allowlist.BUILTIN_AGENTS`, so a request naming it is refused.
+  :data:`carioca_agents.allowlist.BUILTIN_AGENTS`, so a request naming it is refused.
 
 Its determinizations keep every opponent's true hand and deal only the stock, in a random
 order from the agent's generator (the stock's order is not known to it either): what the
 issue's "true hands, stock reshuffled" reference measures. Everything else (candidates,
-budget, rollouts, the choice rule, the spec keys) is :class:`~agents.search.SearchAgent`'s.
+budget, rollouts, the choice rule, the spec keys) is :class:`~carioca_agents.search.SearchAgent`'s.
 
 **A noisy oracle** (``cheat-search:noise=Q``): before each determinization every hidden
 card of every opponent is, independently with probability ``Q``, put back with the stock's
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import Param
-from agents.search import SEARCH_PARAMS, SearchAgent
+from carioca_agents.registry import Param
+from carioca_agents.search import SEARCH_PARAMS, SearchAgent
 from carioca_env import Game, Move, PlayerView
 from carioca_env.cards import cards_of
 from carioca_env.determinize import game_from_view

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.base import SeededAgent, forced_draw
+from carioca_agents.base import SeededAgent, forced_draw
 from carioca_env import Move, MoveKind, PlayerView
 from carioca_env.analysis import counts_plus, groups_of, links_of, sim_table
 from carioca_env.cards import JOKER, PENALTY, rank_of

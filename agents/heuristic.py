@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agents.base import SeededAgent, forced_draw
+from carioca_agents.base import SeededAgent, forced_draw
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.analysis import (
     SimMeld,
@@ -108,7 +108,7 @@ PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
 
 
 def _heuristic_params() -> dict:
-    from agents.registry import Param
+    from carioca_agents.registry import Param
 
     # v1 stays the default: on fresh decks the tuned weights were no better than v1 at 3
     # and 4 players and head to head at 2 players slightly worse (contract 1: +0.7
@@ -327,7 +327,7 @@ class HeuristicAgent(SeededAgent):
 
         Before opening, a type pruned as hopeless gets the lower bound that pruned it,
         which is above the best cost.  For the ``advice`` observation piece
-        (:mod:`agents.advice`); it reads the view only."""
+        (:mod:`carioca_agents.advice`); it reads the view only."""
         self._use_weights(view)
         held = [c for c, n in enumerate(view.hand_counts) if n]
         if view.opened[view.seat]:
@@ -350,7 +350,7 @@ class HeuristicAgent(SeededAgent):
         begin with ``pending`` (the melds of an opening chosen so far, in canonical
         order; it plays one of these openings, ties at random); after, the one lay-off or
         swap it plays next.  Empty when it would discard.  For the ``advice_play``
-        observation piece (:mod:`agents.advice`)."""
+        observation piece (:mod:`carioca_agents.advice`)."""
         self._use_weights(view)
         if view.phase is not Phase.PLAY:
             return []
@@ -503,5 +503,5 @@ class HeuristicAgent(SeededAgent):
         return cost
 
 
-#: The spec keys of ``heuristic`` (agents.registry.Param values).
+#: The spec keys of ``heuristic`` (carioca_agents.registry.Param values).
 HEURISTIC_PARAMS = _heuristic_params()

@@ -14,9 +14,14 @@ training reads, is kept as it was so that ``--init`` and resuming still accept t
 
 from __future__ import annotations
 
+import base64
 import io
+import json
+import pickle
+import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from carioca_env.records import write_atomic
 
@@ -77,3 +82,62 @@ def weight_dtypes(path: str | Path) -> set[str]:
     with zipfile.ZipFile(path) as z:
         state = _policy_state(z.read(POLICY_MEMBER))
     return {str(v.dtype).removeprefix("torch.") for v in state.values() if v.is_floating_point()}
+
+
+# --------------------------------------------------------------------------- files of the old names
+
+#: The import names this project's packages had before every name began with ``carioca``:
+#: a model file written then names its policy class as ``agents.ppo_policy....``.
+LEGACY_PACKAGES: dict[str, str] = {"agents": "carioca_agents", "experiments": "carioca_experiments"}
+#: the zip member that holds stable-baselines3's JSON of the model's attributes
+DATA_MEMBER = "data"
+_LEGACY_NAME = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(k.encode()) for k in LEGACY_PACKAGES) + rb")\.")
+
+
+def renamed_module(module: str) -> str:
+    """``module`` under today's names (``agents.ppo_policy`` -> ``carioca_agents.ppo_policy``);
+    any other module unchanged."""
+    top, dot, rest = module.partition(".")
+    return LEGACY_PACKAGES[top] + dot + rest if top in LEGACY_PACKAGES else module
+
+
+class _RenamingUnpickler(pickle.Unpickler):
+    """An unpickler that reads this project's old module names as today's."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(renamed_module(module), name)
+
+
+def legacy_objects(path: str | Path) -> dict[str, Any]:
+    """What a stable-baselines3 ``load(path, custom_objects=...)`` needs to read a model
+    file written under the old package names (empty for a file of today's names).
+
+    stable-baselines3 stores some attributes (the policy class, for one) pickled, by
+    module path; each such attribute of ``path`` that names a module of the old names is
+    unpickled here with today's names, so that the load takes it instead of importing a
+    package ``agents`` (which may be another distribution's).  A file that is not a zip
+    with a readable ``data`` member gives ``{}``, and the load reports it as it would.
+    """
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(z.read(DATA_MEMBER))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return {}
+    out: dict[str, Any] = {}
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        if not (isinstance(value, dict) and isinstance(value.get(":serialized:"), str)):
+            continue
+        raw = base64.b64decode(value[":serialized:"])
+        if _LEGACY_NAME.search(raw):
+            out[key] = _RenamingUnpickler(io.BytesIO(raw)).load()
+    return out
+
+
+def load_maskable(path: str | Path) -> Any:
+    """``MaskablePPO.load`` of the model file ``path`` on the CPU, files of the old package
+    names included (:func:`legacy_objects`).  Needs the ``[train]`` extra."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(str(path), device="cpu", custom_objects=legacy_objects(path))

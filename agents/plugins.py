@@ -7,7 +7,7 @@ Two ways to enter an agent of your own without touching this project:
     ``my_agent.py`` in the working directory), ``FACTORY`` a callable in it.  The agent
     is ``FACTORY(seed=SEED, **kwargs)``; values are read as JSON where they parse
     (``depth=2``, ``greedy=true``, ``temperature=0.5``) and are strings otherwise
-    (``model=runs/a.zip``).  Example: ``py:agents.examples.cautious:make_agent:patience=3``.
+    (``model=runs/a.zip``).  Example: ``py:carioca_agents.examples.cautious:make_agent:patience=3``.
 
 An entry point in the group ``carioca_env.agents``
     A package that declares, in its ``pyproject.toml``::
@@ -29,7 +29,7 @@ otherwise is then looked for in the folder the command was started in (and only 
 ``py:`` specs, only after the installed modules, so a file there never shadows an
 installed module nor is imported by anything else).  The folder travels to the workers
 in the environment variable ``CARIOCA_PLUGIN_PATH`` (folders separated by
-``os.pathsep``), which a library user may set too.  A factory given to :func:`agents.registry.register` at run time (in a
+``os.pathsep``), which a library user may set too.  A factory given to :func:`carioca_agents.registry.register` at run time (in a
 notebook, a script) lives only in the process that registered it:
 :func:`worker_problem` says so before a tournament starts its workers.
 """
@@ -44,8 +44,8 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from agents.base import Agent
-from agents.registry import SpecError
+from carioca_agents.base import Agent
+from carioca_agents.registry import SpecError
 
 PREFIX = "py:"
 ENTRY_POINT_GROUP = "carioca_env.agents"
@@ -55,7 +55,7 @@ PATH_ENV = "CARIOCA_PLUGIN_PATH"
 
 class PluginError(SpecError):
     """A plugin spec that cannot be resolved (the message says what was wrong and what would
-    be right; a :class:`~agents.registry.SpecError`, hence a ``ValueError``)."""
+    be right; a :class:`~carioca_agents.registry.SpecError`, hence a ``ValueError``)."""
 
 
 def parse_kwargs(text: str, spec: str) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def _check_agent(obj: Any, spec: str, source: str) -> Agent:
     if not (callable(getattr(obj, "act", None)) and callable(getattr(obj, "reset", None))):
         raise PluginError(
             f"agent spec {spec!r}: {source} returned {type(obj).__name__}, which is not an agent "
-            f"(an agent has act(view, legal) -> Move and reset(seed); see agents.base.Agent)"
+            f"(an agent has act(view, legal) -> Move and reset(seed); see carioca_agents.base.Agent)"
         )
     return obj
 
@@ -110,7 +110,7 @@ def parse_py_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
     if not module_name or not factory_name:
         raise PluginError(
             f"agent spec {spec!r} is not py:MODULE:FACTORY[:KEY=VALUE,...] "
-            f"(e.g. py:agents.examples.cautious:make_agent:patience=3)"
+            f"(e.g. py:carioca_agents.examples.cautious:make_agent:patience=3)"
         )
     return module_name, factory_name, parse_kwargs(args, spec)
 
@@ -207,23 +207,23 @@ def worker_problem(spec: str) -> str | None:
     """Why a worker process could not build ``spec``, or None if it can.
 
     Built-in names, ``py:`` specs and entry points are rebuilt from the string in every
-    worker.  A name added with :func:`agents.registry.register` by code outside the
+    worker.  A name added with :func:`carioca_agents.registry.register` by code outside the
     ``agents`` package (a notebook, a script, a test) exists only in this process.
     """
     if spec.startswith(PREFIX):
         return None
-    from agents import registry
+    from carioca_agents import registry
 
     registry.available()  # loads the built-ins
     name = spec.partition(":")[0]
     entry = registry._FACTORIES.get(name)
     factory = None if entry is None else entry.factory
     module = getattr(factory, "__module__", "") or ""
-    if entry is None or module == "agents" or module.startswith("agents."):
+    if entry is None or module == "carioca_agents" or module.startswith("carioca_agents."):
         return None  # unknown names are reported by make_agent itself
     return (
         f"agent {name!r} was registered at run time (by {module or 'unknown code'}) with "
-        f"agents.registry.register, so it exists only in this process: worker processes "
+        f"carioca_agents.registry.register, so it exists only in this process: worker processes "
         f"(--workers > 1) and Ray workers cannot build it. Name its factory with a plugin spec "
         f"instead, py:MODULE:FACTORY[:KEY=VALUE,...] (the module importable by the workers), "
         f"or play with --workers 1"

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import advice as _advice  # noqa: F401  (registers the advice pieces a model card may name)
-from agents.base import DeclaredChoice
+from carioca_agents.advice import register_advice
+from carioca_agents.base import DeclaredChoice
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.errors import CariocaError, RecordError
@@ -91,7 +91,7 @@ def env_layout(num_players: int, features: str = "base") -> dict[str, Any]:
     set): sizes and fingerprint.  ``features`` is listed only when it is not the base
     set, so the cards of models made before feature sets existed still match;
     ``advisors`` (per registered feature set, what computes its values, such as
-    :data:`agents.advice.ADVISOR`) only when the set has registered pieces."""
+    :data:`carioca_agents.advice.ADVISOR`) only when the set has registered pieces."""
     out: dict[str, Any] = {
         "num_players": num_players,
         "obs_size": obs_layout(num_players, features).size,
@@ -123,7 +123,11 @@ MAX_CARD_BYTES = 1024 * 1024
 
 
 def card_features(card: dict[str, Any]) -> str:
-    """The observation feature set a model was made for (``"base"`` when the card names none)."""
+    """The observation feature set a model was made for (``"base"`` when the card names none).
+
+    The heuristic's advice pieces, which most shipped models read, are registered here,
+    when a card is read, rather than by importing a package."""
+    register_advice()
     return str(card.get("features", "base"))
 
 
@@ -294,15 +298,14 @@ def load_model(path: str | Path, num_players: int | None = None,
     key = (str(mp.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
     model = _CACHE.get(key)
     if model is None:
-        from sb3_contrib import MaskablePPO
+        from carioca_agents.model_file import load_maskable
+        from carioca_agents.threads import limit_torch_threads
 
-        from agents.threads import limit_torch_threads
-
-        limit_torch_threads()  # a small network: one thread plays faster (agents.threads)
+        limit_torch_threads()  # a small network: one thread plays faster (carioca_agents.threads)
 
         try:
             with _rng_preserved():  # loading reseeds the global generators with the model's seed
-                model = MaskablePPO.load(str(mp), device="cpu")
+                model = load_maskable(mp)
         except Exception as exc:  # zipfile.BadZipFile, KeyError, RuntimeError, pickle errors ...
             raise ModelLoadError(
                 f"cannot load the model {mp}: {type(exc).__name__}: {exc} (corrupt or not a MaskablePPO file)"
@@ -327,7 +330,7 @@ def masked_logits(model: Any, obs: np.ndarray) -> np.ndarray:
     """The policy's action logits on one observation (before masking)."""
     import torch
 
-    from agents.ppo_policy import action_logits
+    from carioca_agents.ppo_policy import action_logits
 
     with torch.no_grad():
         return action_logits(model.policy, torch.as_tensor(np.asarray(obs, dtype=np.float32)[None]))[0].numpy()
@@ -392,7 +395,7 @@ class PPOAgent:
         deterministic: play the most likely legal action (default) or sample.
 
     When sampling, a one-step move is declared (``last_choice``, a
-    :class:`agents.base.DeclaredChoice` with the masked policy's exact probabilities), so
+    :class:`carioca_agents.base.DeclaredChoice` with the masked policy's exact probabilities), so
     a luck correction can add its action term; the most likely action declares nothing.
     """
 

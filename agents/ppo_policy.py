@@ -6,7 +6,8 @@ normalizes the logits twice per forward pass.  :class:`InverseCdfMaskableCategor
 with one ``log_softmax`` and samples it by inverse transform (a cumulative sum, one
 uniform per row, a binary search).  The network, the masking convention,
 the loss and saving are sb3-contrib's own; a model trained with this policy loads with
-``MaskablePPO.load`` wherever :mod:`agents` is importable.
+``MaskablePPO.load`` wherever :mod:`carioca_agents` is importable (a file written under the
+package's old name ``agents`` loads through :func:`carioca_agents.model_file.load_maskable`).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def action_logits(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> torch
 class CariocaMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` (sb3-contrib's ``"MlpPolicy"``) with the faster sampler,
     optionally the card head (``card_head``: :func:`card_head_spec`'s data) and the advice
-    prior (``action_prior``: :func:`agents.action_prior.action_prior_spec`'s data).
+    prior (``action_prior``: :func:`carioca_agents.action_prior.action_prior_spec`'s data).
 
     The action net is built by the stock distribution; the faster one has the same layer.
     """
@@ -136,7 +137,7 @@ class CariocaMaskablePolicy(MaskableActorCriticPolicy):
             ext.policy_net = CardScores(ext.policy_net, self.card_head)
             ext.latent_dim_pi += NUM_CARD_TYPES
         if self.action_prior:
-            from agents.action_prior import AdvicePassThrough, prior_width
+            from carioca_agents.action_prior import AdvicePassThrough, prior_width
 
             ext = self.mlp_extractor
             ext.policy_net = AdvicePassThrough(ext.policy_net, self.action_prior)
@@ -144,11 +145,11 @@ class CariocaMaskablePolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule: Any) -> None:
         """sb3's networks and optimizer; with ``action_prior``, the action layer is wrapped
-        in :class:`agents.action_prior.AdvicePriorHead` (and the optimizer rebuilt to hold
+        in :class:`carioca_agents.action_prior.AdvicePriorHead` (and the optimizer rebuilt to hold
         its weights)."""
         super()._build(lr_schedule)
         if self.action_prior:
-            from agents.action_prior import AdvicePriorHead
+            from carioca_agents.action_prior import AdvicePriorHead
 
             self.action_net = AdvicePriorHead(self.action_net, self.action_prior)
             self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)

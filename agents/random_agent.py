@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.base import SeededAgent
+from carioca_agents.base import SeededAgent
 from carioca_env import Move, PlayerView
 
 

@@ -18,26 +18,26 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
 - ``random``, ``greedy``: no arguments.
 - ``heuristic``: ``preset`` (``v1``, the default: the hand-set weights of the first
   version; or ``tuned``, the Optuna weights for contracts 1 and 4) and every weight of
-  :data:`agents.heuristic.DEFAULT_PARAMS` as a float (``heuristic:w_def=12,w_pen=0.05``).
+  :data:`carioca_agents.heuristic.DEFAULT_PARAMS` as a float (``heuristic:w_def=12,w_pen=0.05``).
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``horizon``, ``z``, ``race_z``, ``race_top``, ``race_stop``, ``infer``, ``belief``
-  (see :mod:`agents.search`).
+  (see :mod:`carioca_agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
 - ``cheat-search``: ``search``'s keys and ``noise`` (a share of the true hidden cards dealt
   again); a labelled reference cheat that searches with the opponents' true hands
-  (:mod:`agents.cheat`): only ``carioca tournament`` shows it the game, ``carioca serve``
+  (:mod:`carioca_agents.cheat`): only ``carioca tournament`` shows it the game, ``carioca serve``
   refuses it.
 
 Building is two steps, so a caller can check a spec before anything runs:
 :func:`parse_spec` parses it (nested specs too) into a :class:`ParsedSpec`, importing
 no user code and reading no file; :func:`build_agent` builds it.  :func:`make_agent`
-does both.  :class:`agents.allowlist.Allowlist` is that check for specs from untrusted
+does both.  :class:`carioca_agents.allowlist.Allowlist` is that check for specs from untrusted
 sources (a web request, a file in a served folder).
 
 Modules add agents with :func:`register`: ``register(name, factory)`` keeps the raw form
 (``factory(arg, seed)`` gets the text after the colon, unparsed); ``register(name,
 factory, params={...}, default_key=...)`` gets typed keywords, ``factory(seed=..., **kw)``.
 Names are resolved in :func:`_factory_for`.  User code enters as a plugin
-(:mod:`agents.plugins`): ``py:MODULE:FACTORY[:KEY=VALUE,...]`` names a factory in an
+(:mod:`carioca_agents.plugins`): ``py:MODULE:FACTORY[:KEY=VALUE,...]`` names a factory in an
 importable module, and an installed entry point of the group ``carioca_env.agents``
 adds a name; both work in spawned worker processes and Ray workers, which an agent
 added with :func:`register` at run time does not.
@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agents.base import Agent
+from carioca_agents.base import Agent
 
 
 class SpecError(ValueError):
@@ -83,7 +83,7 @@ class Param:
         kind: what a ``str`` value names: ``"value"`` (plain text), ``"agent"`` (another
             agent spec, parsed and checked with its parent: ``search``'s ``rollout``) or
             ``"model"`` (a model file or a shipped model's name: ``ppo``'s ``path``).
-            :func:`parse_spec` and :mod:`agents.allowlist` use it to find every spec and
+            :func:`parse_spec` and :mod:`carioca_agents.allowlist` use it to find every spec and
             file a spec names, however deep.
     """
 
@@ -183,14 +183,14 @@ def _factory_for(name: str, spec: str) -> _Entry:
     _load_builtins()
     entry = _FACTORIES.get(name)
     if entry is None:  # an installed plugin (entry point group carioca_env.agents)?
-        from agents.plugins import entry_point_factory
+        from carioca_agents.plugins import entry_point_factory
 
         factory = entry_point_factory(name)
         if factory is not None:
             return _Entry(factory, None, None, plugin=True)
         raise SpecError(
             f"unknown agent {spec!r}; known agents: {', '.join(sorted(_FACTORIES))} "
-            f"(written NAME or NAME:key=value,...; user code: py:MODULE:FACTORY, see agents.plugins)"
+            f"(written NAME or NAME:key=value,...; user code: py:MODULE:FACTORY, see carioca_agents.plugins)"
         )
     return entry
 
@@ -251,7 +251,7 @@ class ParsedSpec:
 
     :func:`parse_spec` makes one, :func:`build_agent` (or :func:`make_agent`) builds the
     agent from it.  Between the two a caller can check everything the spec names
-    (:meth:`walk` visits nested specs too): :class:`agents.allowlist.Allowlist` does so
+    (:meth:`walk` visits nested specs too): :class:`carioca_agents.allowlist.Allowlist` does so
     for specs from untrusted sources.
 
     Attributes:
@@ -310,7 +310,7 @@ def parse_spec(spec: str) -> ParsedSpec:
     Raises:
         TypeError: ``spec`` is not a string.
         SpecError: unknown agent, key or value (the message lists what is allowed).
-        agents.plugins.PluginError: a malformed ``py:`` spec (a ``SpecError`` too).
+        carioca_agents.plugins.PluginError: a malformed ``py:`` spec (a ``SpecError`` too).
     """
     if not isinstance(spec, str):
         raise TypeError(f"make_agent(spec): spec must be a string such as 'heuristic' or 'search:sims=64', got {spec!r}")
@@ -320,8 +320,8 @@ def parse_spec(spec: str) -> ParsedSpec:
 def _parse(spec: str, depth: int) -> ParsedSpec:
     if depth > MAX_SPEC_DEPTH:
         raise SpecError(f"agent spec {spec!r}: specs nest at most {MAX_SPEC_DEPTH} deep")
-    if spec.startswith("py:"):  # user code named by the spec: agents.plugins (parsed, not imported)
-        from agents.plugins import parse_py_spec
+    if spec.startswith("py:"):  # user code named by the spec: carioca_agents.plugins (parsed, not imported)
+        from carioca_agents.plugins import parse_py_spec
 
         module, factory, kwargs = parse_py_spec(spec)
         return ParsedSpec(spec, "py", "py", kwargs, target=f"{module}:{factory}")
@@ -349,7 +349,7 @@ def build_agent(parsed: ParsedSpec, seed: int = 0) -> Agent:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"make_agent(seed): seed must be an int, got {seed!r}")
     if parsed.kind == "py":
-        from agents.plugins import build_py_agent
+        from carioca_agents.plugins import build_py_agent
 
         module, _, factory = parsed.target.partition(":")
         agent = build_py_agent(module, factory, dict(parsed.args), seed, parsed.text)
@@ -379,11 +379,11 @@ def make_agent(spec: str | ParsedSpec, seed: int = 0) -> Agent:
 def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
-    from agents.cheat import CHEAT_NAME, CHEAT_PARAMS, CheatSearchAgent
-    from agents.greedy import GreedyAgent
-    from agents.heuristic import HEURISTIC_PARAMS, make_heuristic
-    from agents.random_agent import RandomAgent
-    from agents.search import SEARCH_PARAMS, SearchAgent
+    from carioca_agents.cheat import CHEAT_NAME, CHEAT_PARAMS, CheatSearchAgent
+    from carioca_agents.greedy import GreedyAgent
+    from carioca_agents.heuristic import HEURISTIC_PARAMS, make_heuristic
+    from carioca_agents.random_agent import RandomAgent
+    from carioca_agents.search import SEARCH_PARAMS, SearchAgent
 
     register("random", lambda seed: RandomAgent(seed), params={})
     register("greedy", lambda seed: GreedyAgent(seed), params={})
@@ -401,6 +401,6 @@ def _make_ppo(seed: int, path: str) -> Agent:
     from carioca_env.extras import require
 
     require("the ppo agent", "torch", "sb3_contrib")
-    from agents.ppo_agent import make_ppo_agent
+    from carioca_agents.ppo_agent import make_ppo_agent
 
     return make_ppo_agent(path, seed)

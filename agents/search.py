@@ -8,7 +8,7 @@ For a decision with a real choice the agent
      and sheds all it can, which search would confirm at a high price);
   2. samples a determinization of the hidden cards from its own :class:`PlayerView` only,
      as a one-deal game, every card it has seen kept in place: by default with the
-     opponent model of :mod:`agents.opponent_model` (``infer=2``: an unopened opponent's
+     opponent model of :mod:`carioca_agents.opponent_model` (``infer=2``: an unopened opponent's
      hidden cards replay twice as many draws as it made from the stock, keeping what
      lowers its deficiency, so it is as far along as real opponents are), or with
      ``infer=0`` uniformly (:func:`carioca_env.determinize.determinize_view`), which
@@ -42,12 +42,12 @@ decision, shared by the candidates; with ``ms`` > 0 the agent instead rolls out 
 that many milliseconds have passed (at least one round of the candidates, at most 4,096
 rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 
-The belief the determinizations come from is the ``belief`` key (:mod:`agents.belief`):
+The belief the determinizations come from is the ``belief`` key (:mod:`carioca_agents.belief`):
 ``uniform``, ``rule`` (the opponent model with the replay factor ``infer``) or
 ``learned`` (the shipped learned model), ``inferred`` (``pool`` samples of the ``base``
-belief weighted by the opponents' last turns, :mod:`agents.belief.inferred`) or
+belief weighted by the opponents' last turns, :mod:`carioca_agents.belief.inferred`) or
 ``filtered`` (``pool`` particles filtered through every opponent turn of the deal, the
-``base`` belief where the filter cannot run, :mod:`agents.belief.filtered`); the default
+``base`` belief where the filter cannot run, :mod:`carioca_agents.belief.filtered`); the default
 ``auto`` is ``rule`` when ``infer`` > 0 and ``uniform`` when it is 0, as before the key existed.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
@@ -62,12 +62,12 @@ import random
 import time
 from collections.abc import Sequence
 
-from agents.base import Agent
-from agents.belief import BASE_BELIEFS, BELIEFS, Belief, make_belief
-from agents.belief.inferred import DEFAULT_POOL
-from agents.heuristic import HeuristicAgent
-from agents.opponent_model import DEFAULT_FACTOR
-from agents.registry import Param, ParsedSpec
+from carioca_agents.base import Agent
+from carioca_agents.belief import BASE_BELIEFS, BELIEFS, Belief, make_belief
+from carioca_agents.belief.inferred import DEFAULT_POOL
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.opponent_model import DEFAULT_FACTOR
+from carioca_agents.registry import Param, ParsedSpec
 from carioca_env import Game, Move, MoveKind, PlayerView
 from carioca_env.cards import hand_penalty
 
@@ -90,7 +90,7 @@ DEFAULT_RACE_STOP = 0.5
 #: Rollouts at most when a time budget (``ms``) is set.
 MAX_TIMED_SIMS = 4096
 
-#: The spec keys of ``search`` (see :mod:`agents.registry`).
+#: The spec keys of ``search`` (see :mod:`carioca_agents.registry`).
 SEARCH_PARAMS: dict[str, Param] = {
     "sims": Param(int, DEFAULT_SIMS, "rollouts per decision, shared by the candidates", minimum=1),
     "ms": Param(float, 0.0, "time budget per decision in milliseconds instead of sims (0: use sims)", minimum=0),
@@ -109,10 +109,10 @@ SEARCH_PARAMS: dict[str, Param] = {
     "infer": Param(
         float, DEFAULT_FACTOR,
         "opponent model: unopened opponents' hidden cards replay this many draws per stock draw they made "
-        "(agents.opponent_model; 0: uniform determinization)", minimum=0,
+        "(carioca_agents.opponent_model; 0: uniform determinization)", minimum=0,
     ),
     "belief": Param(
-        str, "auto", "what the determinizations believe the opponents hold (agents.belief): uniform, rule "
+        str, "auto", "what the determinizations believe the opponents hold (carioca_agents.belief): uniform, rule "
         "(the opponent model, replay factor infer), learned (the shipped learned model), inferred (base's samples "
         "weighted by the opponents' last turns under the heuristic), filtered (a particle filter through every "
         "opponent turn); auto: rule if infer > 0, else uniform",
@@ -145,7 +145,7 @@ class SearchAgent:
         base: str = "learned",
         pool: int = DEFAULT_POOL,
     ) -> None:
-        from agents.registry import make_agent  # the rollout policy is any registered agent
+        from carioca_agents.registry import make_agent  # the rollout policy is any registered agent
 
         if sims < 1 or top < 1 or race_top < 1 or horizon < 1 or ms < 0 or infer < 0 or not race_stop >= 0:
             raise ValueError(
@@ -157,7 +157,7 @@ class SearchAgent:
         self.infer = infer
         if belief == "auto":
             belief = "rule" if infer > 0 else "uniform"
-        #: where the determinizations come from (agents.belief); a ValueError for an unknown name
+        #: where the determinizations come from (carioca_agents.belief); a ValueError for an unknown name
         self.belief: Belief = make_belief(belief, infer, base, pool)
         self.rollout_spec = str(rollout)  # a spec parsed (and checked) by the caller is built as it is
         self.guide = HeuristicAgent(seed)

@@ -75,7 +75,7 @@ Sizes with discards: 2 players 1,009, 3 players 1,266, 4 players 1,523.
 
 Upper layers may register more feature sets, each its parent's pieces plus its own
 (:func:`register_feature_set`): the ``agents`` package registers ``"advice"`` and
-``"advice_play"``, the heuristic's verdicts (their tables are in :mod:`agents.advice`).
+``"advice_play"``, the heuristic's verdicts (their tables are in :mod:`carioca_agents.advice`).
 The core never imports them; a model card records which advisor computed them.
 """
 
@@ -84,6 +84,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import metadata
 
 import numpy as np
 
@@ -204,16 +205,40 @@ def feature_sources(features: str) -> dict[str, dict[str, str]]:
     return {extra.name: dict(extra.source) for extra in registered_chain(features) if extra.source}
 
 
+#: The entry-point group through which an installed package offers feature sets: an entry
+#: point named like the feature set, whose object registers it when called (for example
+#: ``advice = "carioca_agents.advice:register_advice"``).  The core reads the group, never
+#: the package, so it still knows nothing of the layers above it.
+FEATURE_SET_ENTRY_POINTS = "carioca_env.feature_sets"
+
+
+def _register_from_entry_point(name: str) -> None:
+    """Let the installed package that offers feature set ``name`` register it (nothing if
+    none does, or if that package cannot be imported)."""
+    for ep in metadata.entry_points(group=FEATURE_SET_ENTRY_POINTS):
+        if ep.name == name:
+            try:
+                register = ep.load()
+            except ImportError:
+                return  # offered by a package that is not importable here: unknown, as before
+            register()
+            return
+
+
 def check_features(features: object) -> str:
-    """``features`` if it names an observation variant (core or registered).
+    """``features`` if it names an observation variant: a core one, a registered one, or
+    one an installed package offers under :data:`FEATURE_SET_ENTRY_POINTS` (registered
+    now, on first use).
 
     Raises:
         ValueError: naming what was given and the variants.
     """
+    if isinstance(features, str) and features not in FEATURE_SETS and features not in _REGISTERED:
+        _register_from_entry_point(features)
     if not isinstance(features, str) or (features not in FEATURE_SETS and features not in _REGISTERED):
         raise ValueError(f"features must be one of {', '.join(feature_sets())}, got {features!r} (feature sets "
-                         f"beyond the core's exist once the package that defines them is imported and has "
-                         f"registered them)")
+                         f"beyond the core's exist once the package that defines them has registered them, "
+                         f"through the entry-point group {FEATURE_SET_ENTRY_POINTS!r} or register_feature_set)")
     return features
 
 

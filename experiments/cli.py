@@ -30,18 +30,18 @@ from carioca_env.extras import MissingExtraError, explain, require
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("experiments.apps.demo", "play a short demonstration game, printed turn by turn"),
-    "tournament": ("experiments.evaluation.tournament", "run a (duplicate) tournament between agents"),
-    "bench": ("experiments.evaluation.bench", "measure engine, environment and training speed"),
-    "play": ("experiments.apps.play", "play against the bots in the terminal"),
-    "replay": ("experiments.apps.replay", "replay and check a saved game record"),
-    "train": ("experiments.training.train", "train a MaskablePPO agent"),
-    "imitate": ("experiments.training.imitate", "train a policy by imitating a teacher agent (DAgger), for --init"),
-    "improve": ("experiments.training.improve", "improve an imitation model from rollout advantages over its teacher"),
-    "train-all": ("experiments.training.train_all", "train a PPO agent per contract and for the full game, then compare them"),
-    "serve": ("experiments.apps.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
-    "sweep": ("experiments.training.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
-    "tune-heuristic": ("experiments.training.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
+    "demo": ("carioca_experiments.apps.demo", "play a short demonstration game, printed turn by turn"),
+    "tournament": ("carioca_experiments.evaluation.tournament", "run a (duplicate) tournament between agents"),
+    "bench": ("carioca_experiments.evaluation.bench", "measure engine, environment and training speed"),
+    "play": ("carioca_experiments.apps.play", "play against the bots in the terminal"),
+    "replay": ("carioca_experiments.apps.replay", "replay and check a saved game record"),
+    "train": ("carioca_experiments.training.train", "train a MaskablePPO agent"),
+    "imitate": ("carioca_experiments.training.imitate", "train a policy by imitating a teacher agent (DAgger), for --init"),
+    "improve": ("carioca_experiments.training.improve", "improve an imitation model from rollout advantages over its teacher"),
+    "train-all": ("carioca_experiments.training.train_all", "train a PPO agent per contract and for the full game, then compare them"),
+    "serve": ("carioca_experiments.apps.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
+    "sweep": ("carioca_experiments.training.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
+    "tune-heuristic": ("carioca_experiments.training.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
 
 #: sub-command -> the optional modules it always needs, checked before it imports or runs
@@ -61,9 +61,9 @@ MESSAGE_CHARS = 2000
 
 #: error classes of modules that may not be imported (torch-backed ones), by module
 _LAZY_USER_ERRORS = {
-    "agents.ppo_agent": ("ModelLoadError",),
-    "experiments.evaluation.tournament": ("TournamentError",),
-    "experiments.training.train": ("TrainError",),
+    "carioca_agents.ppo_agent": ("ModelLoadError",),
+    "carioca_experiments.evaluation.tournament": ("TournamentError",),
+    "carioca_experiments.training.train": ("TrainError",),
 }
 
 
@@ -186,8 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     args = parser.parse_args(argv)
     # an installed console script has no working directory on the import path, but a
-    # py:my_agent:make_agent plugin next to the user is meant to load (agents.plugins)
-    from agents.plugins import allow_working_directory
+    # py:my_agent:make_agent plugin next to the user is meant to load (carioca_agents.plugins)
+    from carioca_agents.plugins import allow_working_directory
 
     allow_working_directory()
     module = importlib.import_module(modules[args.command])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agents.random_agent import RandomAgent
+from carioca_agents.random_agent import RandomAgent
 
 
 class _Fails(RandomAgent):

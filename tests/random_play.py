@@ -157,7 +157,7 @@ def assert_plays_legally(agent, players: int, contracts, moves: int) -> None:
 def heuristic_states(n: int, deal: int, seed: int, every: int = 7) -> list[Game]:
     """Copies of a one-deal game of ``n`` heuristic players (opponents who keep what
     helps), taken every ``every`` moves: positions for the determinization tests."""
-    from agents.heuristic import HeuristicAgent
+    from carioca_agents.heuristic import HeuristicAgent
 
     game = Game(GameConfig(n, (deal,)), seed=seed)
     agents = [HeuristicAgent(seed + i) for i in range(n)]
@@ -173,7 +173,7 @@ def heuristic_states(n: int, deal: int, seed: int, every: int = 7) -> list[Game]
 def against_heuristic(agent, deal: int, seed: int, moves: int) -> list:
     """The moves of a 2-player one-deal game (game seed ``seed``) of ``agent`` in seat 0
     against a heuristic (seeded ``seed + 1``), at most ``moves``; each checked legal."""
-    from agents.heuristic import HeuristicAgent
+    from carioca_agents.heuristic import HeuristicAgent
 
     game = Game(GameConfig(2, (deal,)), seed=seed)
     other = HeuristicAgent(seed + 1)

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents.action_prior import PRIOR_PIECES, PRIOR_WEIGHTS, AdvicePriorHead, action_prior_spec, prior_width
-from agents.heuristic import HeuristicAgent
+from carioca_agents.action_prior import PRIOR_PIECES, PRIOR_WEIGHTS, AdvicePriorHead, action_prior_spec, prior_width
+from carioca_agents.heuristic import HeuristicAgent
 from carioca_env import Game, GameConfig
 from carioca_env.actions import ActionKind, action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation, obs_layout
-from experiments.training.imitate.config import ImitateConfig
-from experiments.training.imitate.learn import build_model
+from carioca_experiments.training.imitate.config import ImitateConfig
+from carioca_experiments.training.imitate.learn import build_model
 
 from random_play import assert_plays_legally
 
@@ -111,8 +111,8 @@ def test_an_opening_meld_is_scored_only_when_all_its_cards_are_advised() -> None
 def test_fresh_weights_and_every_logit_path_agree() -> None:
     """sb3's distribution (training), the fast ``masked_logits`` (play) and the imitation
     forward give the same logits; with the weights at 0 the layer is the plain one."""
-    from agents.ppo_agent import masked_logits
-    from experiments.training.imitate.learn import _forward
+    from carioca_agents.ppo_agent import masked_logits
+    from carioca_experiments.training.imitate.learn import _forward
 
     model = _model()
     policy = model.policy
@@ -153,8 +153,8 @@ def test_the_first_prior_models_keep_their_wider_action_layer() -> None:
 def test_the_prior_is_trained_saved_loaded_and_compacted_with_the_model(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
-    from agents.model_file import compact_model_file
-    from agents.ppo_agent import masked_logits
+    from carioca_agents.model_file import compact_model_file
+    from carioca_agents.ppo_agent import masked_logits
 
     model = _model()
     assert any(p is model.policy.action_net.weights for g in model.policy.optimizer.param_groups for p in g["params"])
@@ -177,8 +177,8 @@ def test_the_prior_is_trained_saved_loaded_and_compacted_with_the_model(tmp_path
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_model_with_the_prior_plays_only_legal_moves(tmp_path: Path, players: int) -> None:
-    from agents.ppo_agent import PPOAgent, card_path, model_card
-    from experiments.training.train import save_model
+    from carioca_agents.ppo_agent import PPOAgent, card_path, model_card
+    from carioca_experiments.training.train import save_model
 
     save_model(_model(players), tmp_path / "model.zip")
     card = model_card(players, features="advice_play",
@@ -188,8 +188,8 @@ def test_a_model_with_the_prior_plays_only_legal_moves(tmp_path: Path, players: 
 
 
 def test_the_prior_is_refused_without_the_advice_play_pieces() -> None:
-    from experiments.training.imitate.config import ImitateError
-    from experiments.training.train import TrainConfig, TrainError
+    from carioca_experiments.training.imitate.config import ImitateError
+    from carioca_experiments.training.train import TrainConfig, TrainError
 
     with pytest.raises(ValueError, match="advice_play"):
         action_prior_spec(2, "advice")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import agents.advice as advice
-from agents.ppo_agent import (
+import carioca_agents.advice as advice
+from carioca_agents.ppo_agent import (
     SHIPPED_DIR,
     AdvisorChangedWarning,
     AdvisorMismatchError,

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.base import Agent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.random_agent import RandomAgent
-from agents.registry import available, make_agent
+from carioca_agents.base import Agent
+from carioca_agents.greedy import GreedyAgent
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.random_agent import RandomAgent
+from carioca_agents.registry import available, make_agent
 from carioca_env import Game, GameConfig, Meld, MoveKind, Phase, parse_cards, stack_deck
 from carioca_env.analysis import SimMeld, analyze, deficiency, plan_layoffs
 from carioca_env.cards import JOKER, counts_of, full_deck, hand_penalty, parse_card

@@ -19,8 +19,8 @@ import pytest
 
 from carioca_env import Game, GameConfig
 from carioca_env.view import Phase
-from experiments import cli
-from experiments.apps import play
+from carioca_experiments import cli
+from carioca_experiments.apps import play
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "agents" / "models" / "contract1"
@@ -45,7 +45,7 @@ def _setup(d: Path) -> dict[str, str]:
 
 
 #: (argv with {placeholders}, exit status or None for "not 0", words on stderr); every refusal
-#: exits 2, as argparse does, through experiments.cli's one error path
+#: exits 2, as argparse does, through carioca_experiments.cli's one error path
 BAD_COMMANDS = [
     ("demo --players 5", 2, ["--players", "invalid choice: 5"]),
     ("demo --players 1", 2, ["--players"]),
@@ -135,7 +135,7 @@ def test_replay_into_a_closed_pipe_exits_quietly(tmp_path) -> None:
     while not game.game_over and len(game.moves) < 3000:  # a replay far longer than a pipe's buffer
         game.apply(game.legal_moves()[-1])
     game.save(tmp_path / "g.json")
-    shell = f"{sys.executable} -m experiments.cli replay {tmp_path / 'g.json'} | head -1"
+    shell = f"{sys.executable} -m carioca_experiments.cli replay {tmp_path / 'g.json'} | head -1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.startswith("record:") and done.stdout.count("\n") == 1
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
@@ -143,7 +143,7 @@ def test_replay_into_a_closed_pipe_exits_quietly(tmp_path) -> None:
 
 
 def test_a_real_process_reports_an_error_without_a_traceback(tmp_path) -> None:
-    done = subprocess.run([sys.executable, "-m", "experiments.cli", "play", "--bots", "bogus", "--save", str(tmp_path / "s.json")],
+    done = subprocess.run([sys.executable, "-m", "carioca_experiments.cli", "play", "--bots", "bogus", "--save", str(tmp_path / "s.json")],
                           capture_output=True, text=True, cwd=ROOT, timeout=60, input="quit\n")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("carioca play: error: --bots 'bogus'")
@@ -218,7 +218,7 @@ def _read_until(proc: subprocess.Popen, text: str, count: int, timeout: float = 
 @pytest.mark.parametrize("answers", [0, 7])
 def test_sigint_to_a_real_carioca_play_process_at_the_prompt_saves_the_position(tmp_path, answers) -> None:
     path = tmp_path / "g.json"
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "play", "--bots", "random", "--contracts", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "carioca_experiments.cli", "play", "--bots", "random", "--contracts", "1",
                              "--seed", "4", "--save", str(path)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
                             # a test runner may ignore SIGINT, and children inherit that: restore it
@@ -260,8 +260,8 @@ def test_study_scripts_exit_130_on_ctrl_c_and_keep_other_tracebacks() -> None:
 
 
 @pytest.mark.parametrize("module", [
-    "experiments.evaluation.luck.fit", "experiments.evaluation.luck.fit3", "experiments.evaluation.luck.measure",
-    "experiments.training.belief.fit", "experiments.training.belief.calibrate", "experiments.training.belief.measure",
+    "carioca_experiments.evaluation.luck.fit", "carioca_experiments.evaluation.luck.fit3", "carioca_experiments.evaluation.luck.measure",
+    "carioca_experiments.training.belief.fit", "carioca_experiments.training.belief.calibrate", "carioca_experiments.training.belief.measure",
 ])
 def test_each_study_script_runs_its_body_through_run_script(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each script's ``main`` hands its body to ``run_script`` (so Ctrl-C is 130 in all six)."""
@@ -270,6 +270,6 @@ def test_each_study_script_runs_its_body_through_run_script(module: str, monkeyp
     mod = importlib.import_module(module)
     seen: list[object] = []
     monkeypatch.setattr(mod, "run_script", lambda fn: seen.append(fn) or 7)
-    argv = {"experiments.evaluation.luck.fit3": ["fit"], "experiments.evaluation.luck.measure": ["overhead", "--agents", "heuristic", "greedy"],
-            "experiments.training.belief.calibrate": ["--seeds", "1"]}.get(module, [])
+    argv = {"carioca_experiments.evaluation.luck.fit3": ["fit"], "carioca_experiments.evaluation.luck.measure": ["overhead", "--agents", "heuristic", "greedy"],
+            "carioca_experiments.training.belief.calibrate": ["--seeds", "1"]}.get(module, [])
     assert mod.main(argv) == 7 and len(seen) == 1 and callable(seen[0])

@@ -1,4 +1,4 @@
-"""Beliefs about the hidden hands (agents.belief): the interface, the exact-marginal
+"""Beliefs about the hidden hands (carioca_agents.belief): the interface, the exact-marginal
 sampler, the spec key of search, and that nothing hidden is read."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.allowlist import Allowlist
-from agents.belief import BELIEFS, RuleBelief, UniformBelief, make_belief
-from agents.belief.features import NUM_FEATURES, declined_cards
-from agents.belief.filtered import FilteredBelief
-from agents.belief.inferred import InferredBelief
-from agents.belief.learned import LearnedBelief
-from agents.belief.model import BeliefModel
-from agents.belief.sampling import inclusion, sample_hidden, systematic_sample
-from agents.heuristic import HeuristicAgent
-from agents.registry import SpecError, make_agent
-from agents.search import SearchAgent
+from carioca_agents.allowlist import Allowlist
+from carioca_agents.belief import BELIEFS, RuleBelief, UniformBelief, make_belief
+from carioca_agents.belief.features import NUM_FEATURES, declined_cards
+from carioca_agents.belief.filtered import FilteredBelief
+from carioca_agents.belief.inferred import InferredBelief
+from carioca_agents.belief.learned import LearnedBelief
+from carioca_agents.belief.model import BeliefModel
+from carioca_agents.belief.sampling import inclusion, sample_hidden, systematic_sample
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.registry import SpecError, make_agent
+from carioca_agents.search import SearchAgent
 from carioca_env import Game, GameConfig, MoveKind
 from carioca_env.cards import NUM_CARD_TYPES, cards_of
 from carioca_env.determinize import hidden_slots, unseen_pool
@@ -330,7 +330,7 @@ def test_beliefs_read_only_the_view(name: str) -> None:
 
 
 def test_search_with_the_learned_belief_reads_only_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    import agents.belief.learned as learned_mod
+    import carioca_agents.belief.learned as learned_mod
 
     monkeypatch.setattr(learned_mod, "load_belief_model", lambda name: _random_model(2))
     for k, game in enumerate(_states()[::9]):
@@ -347,7 +347,7 @@ def test_search_with_the_learned_belief_reads_only_the_view(monkeypatch: pytest.
 
 
 def test_a_model_file_round_trips_and_its_fingerprint_is_checked(tmp_path) -> None:
-    from agents.belief.model import BeliefModelError, load_belief_model
+    from carioca_agents.belief.model import BeliefModelError, load_belief_model
 
     model = _random_model(4)
     path = model.save(tmp_path / "m.json")
@@ -407,7 +407,7 @@ def test_the_calibration_is_a_temperature_and_a_uniform_mixture() -> None:
 def test_a_calibrated_model_round_trips_and_an_old_format_still_loads(tmp_path) -> None:
     import json
 
-    from agents.belief.model import SHIPPED_DIR, BeliefModelError, load_belief_model
+    from carioca_agents.belief.model import SHIPPED_DIR, BeliefModelError, load_belief_model
 
     model = _learned(5, calibrated=True).model
     path = model.save(tmp_path / "c.json")
@@ -436,7 +436,7 @@ def test_a_calibrated_model_round_trips_and_an_old_format_still_loads(tmp_path) 
 def test_learned_means_the_newest_shipped_model_a_calibration_of_the_first() -> None:
     import re
 
-    from agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
+    from carioca_agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
 
     versions = [int(m.group(1)) for p in SHIPPED_DIR.glob("belief-v*.json") if (m := re.match(r"belief-v(\d+)$", p.stem))]
     assert SHIPPED_BELIEF == f"belief-v{max(versions)}"
@@ -449,7 +449,7 @@ def test_learned_means_the_newest_shipped_model_a_calibration_of_the_first() -> 
 
 
 def test_the_shipped_belief_loads_by_name_and_was_fitted_off_evaluation_decks() -> None:
-    from agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
+    from carioca_agents.belief.model import SHIPPED_BELIEF, SHIPPED_DIR, load_belief_model
 
     model = load_belief_model(SHIPPED_BELIEF)
     assert model.name == SHIPPED_BELIEF and set(model.weights) == set(range(1, 8))

@@ -1,4 +1,4 @@
-"""The filtered belief (agents.belief.filtered): a function of the view and its seed, the
+"""The filtered belief (carioca_agents.belief.filtered): a function of the view and its seed, the
 incremental path equal to a cold start, samples consistent with the view and following the
 weights, resampling that follows the weights, particles that stay physically possible,
 the fallback, and search playing with it."""
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.belief import UniformBelief, make_belief
-from agents.belief.filtered import (
+from carioca_agents.belief import UniformBelief, make_belief
+from carioca_agents.belief.filtered import (
     FilteredBelief,
     Particle,
     known_after_draw,
@@ -24,9 +24,9 @@ from agents.belief.filtered import (
     related_weights,
     systematic,
 )
-from agents.belief.inferred import OpponentTurn, replay_states, turn_likelihood
-from agents.heuristic import HeuristicAgent
-from agents.registry import make_agent
+from carioca_agents.belief.inferred import OpponentTurn, replay_states, turn_likelihood
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig, PlayerView
 from carioca_env.cards import NUM_CARD_TYPES, deck_counts
 from carioca_env.determinize import hidden_slots, unseen_pool

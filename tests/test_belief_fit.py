@@ -1,4 +1,4 @@
-"""Fitting and measuring the learned belief (experiments.training.belief): its decks are never an
+"""Fitting and measuring the learned belief (carioca_experiments.training.belief): its decks are never an
 evaluation's, held-out deals are never recorded, the fit is a correct convex fit, and
 the commands refuse bad input with exit 2."""
 
@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.common.seeds import BELIEF, TOURNAMENT, derive_seed
-from experiments.evaluation.tournament import TournamentConfig, deal_deck
-from experiments.training.belief import fit as fit_mod
-from experiments.training.belief.fit import FitConfig, newton, softmax_loss
-from experiments.training.belief.records import HELDOUT_EVERY, deal_indices, is_heldout, play_positions
+from carioca_experiments.common.seeds import BELIEF, TOURNAMENT, derive_seed
+from carioca_experiments.evaluation.tournament import TournamentConfig, deal_deck
+from carioca_experiments.training.belief import fit as fit_mod
+from carioca_experiments.training.belief.fit import FitConfig, newton, softmax_loss
+from carioca_experiments.training.belief.records import HELDOUT_EVERY, deal_indices, is_heldout, play_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,7 +66,7 @@ def test_heldout_deals_are_disjoint_and_never_recorded(tmp_path: Path, monkeypat
         assert not any(is_heldout(int(d)) for d in data["deal"])
         assert data["x"].shape[1:] == (53, len(model.weights[1]))
         assert np.all(data["hidden"] <= data["pool"])  # a hidden card is always an unseen one
-    from agents.belief.model import load_belief_model
+    from carioca_agents.belief.model import load_belief_model
 
     back = load_belief_model(tmp_path / f"{cfg.name}.json")
     assert back.fingerprint == model.fingerprint and set(back.weights) == {1, 4}
@@ -139,16 +139,16 @@ def test_newton_recovers_the_weights_that_made_the_data() -> None:
     ("calibrate", ["--seeds", "1", "--agents", "nosuch"], "unknown agent"),
 ])
 def test_commands_refuse_bad_input_with_exit_2(module: str, args: list[str], words: str, tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", f"experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],
+    proc = subprocess.run([sys.executable, "-m", f"carioca_experiments.training.belief.{module}", *args, "--out", str(tmp_path / "o")],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()
 
 
 def test_measure_scores_every_belief(tmp_path: Path) -> None:
-    from agents.belief.features import NUM_FEATURES
-    from agents.belief.model import BeliefModel
-    from experiments.training.belief.measure import MeasureConfig, run
+    from carioca_agents.belief.features import NUM_FEATURES
+    from carioca_agents.belief.model import BeliefModel
+    from carioca_experiments.training.belief.measure import MeasureConfig, run
 
     model = BeliefModel("belief-v0", {4: np.zeros(NUM_FEATURES)})
     path = model.save(tmp_path / "zero.json")
@@ -166,9 +166,9 @@ def test_measure_scores_every_belief(tmp_path: Path) -> None:
 
 
 def test_measure_scores_the_inferred_belief_beside_the_others_without_changing_them(tmp_path: Path) -> None:
-    from agents.belief.features import NUM_FEATURES
-    from agents.belief.model import BeliefModel
-    from experiments.training.belief.measure import MeasureConfig, run
+    from carioca_agents.belief.features import NUM_FEATURES
+    from carioca_agents.belief.model import BeliefModel
+    from carioca_experiments.training.belief.measure import MeasureConfig, run
 
     rng = np.random.default_rng(2)
     path = str(BeliefModel("belief-v0", {4: rng.normal(0, 0.3, NUM_FEATURES)}).save(tmp_path / "m.json"))
@@ -191,9 +191,9 @@ def test_measure_scores_the_inferred_belief_beside_the_others_without_changing_t
 
 
 def test_measure_scores_the_noisy_oracle_from_the_true_hands_to_uniform(tmp_path: Path) -> None:
-    from agents.belief.features import NUM_FEATURES
-    from agents.belief.model import BeliefModel
-    from experiments.training.belief.measure import MeasureConfig, run
+    from carioca_agents.belief.features import NUM_FEATURES
+    from carioca_agents.belief.model import BeliefModel
+    from carioca_experiments.training.belief.measure import MeasureConfig, run
 
     path = str(BeliefModel("belief-v0", {4: np.zeros(NUM_FEATURES)}).save(tmp_path / "m.json"))
     cfg = MeasureConfig(contracts=(4,), deals=10, agents=("heuristic",), model=path, rule_samples=2,
@@ -208,9 +208,9 @@ def test_measure_scores_the_noisy_oracle_from_the_true_hands_to_uniform(tmp_path
 
 
 def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
-    from agents.belief.features import NUM_FEATURES
-    from agents.belief.model import BeliefModel
-    from experiments.training.belief.measure import MeasureConfig, merge, run
+    from carioca_agents.belief.features import NUM_FEATURES
+    from carioca_agents.belief.model import BeliefModel
+    from carioca_experiments.training.belief.measure import MeasureConfig, merge, run
 
     rng = np.random.default_rng(5)
     model = BeliefModel("belief-v0", {c: rng.normal(0, 0.3, NUM_FEATURES) for c in (1, 2)})
@@ -232,8 +232,8 @@ def test_measurements_in_parts_merge_into_the_whole(tmp_path: Path) -> None:
 def test_calibration_recovers_the_temperature_that_made_the_data() -> None:
     """Hidden hands drawn with the logits times 0.5 (and no uniform part): the grid search
     finds a temperature near 0.5 and a small uniform weight, and beats the identity."""
-    from agents.belief.sampling import inclusion, systematic_sample
-    from experiments.training.belief.calibrate import card_losses, deal_weights, fit_calibration, water_filled
+    from carioca_agents.belief.sampling import inclusion, systematic_sample
+    from carioca_experiments.training.belief.calibrate import card_losses, deal_weights, fit_calibration, water_filled
 
     rng = np.random.default_rng(3)
     n, k = 400, 8
@@ -261,9 +261,9 @@ def test_calibration_recovers_the_temperature_that_made_the_data() -> None:
 def test_calibrate_writes_a_model_with_the_base_weights(tmp_path: Path) -> None:
     """A calibration run on a few validation deals of another seed: the written model keeps
     the base weights, records the base fingerprint and the validation seed, and loads."""
-    from agents.belief.features import NUM_FEATURES
-    from agents.belief.model import BeliefModel, load_belief_model
-    from experiments.training.belief.calibrate import CalibrateConfig, run
+    from carioca_agents.belief.features import NUM_FEATURES
+    from carioca_agents.belief.model import BeliefModel, load_belief_model
+    from carioca_experiments.training.belief.calibrate import CalibrateConfig, run
 
     rng = np.random.default_rng(6)
     base = BeliefModel("belief-v0", {4: rng.normal(0, 0.5, NUM_FEATURES)}, {"fit": {"seed": 0}})

@@ -1,4 +1,4 @@
-"""The inferred belief (agents.belief.inferred): the replayed past views are the engine's,
+"""The inferred belief (carioca_agents.belief.inferred): the replayed past views are the engine's,
 the true hand of a heuristic opponent always explains its play, the samples follow the
 weights, and search plays with it."""
 
@@ -11,11 +11,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.belief import UniformBelief
-from agents.belief.inferred import InferredBelief, last_turns, legal_at, turn_likelihood
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.registry import make_agent
+from carioca_agents.belief import UniformBelief
+from carioca_agents.belief.inferred import InferredBelief, last_turns, legal_at, turn_likelihood
+from carioca_agents.greedy import GreedyAgent
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
 
 from random_play import against_heuristic

@@ -14,11 +14,11 @@ import math
 
 import pytest
 
-from experiments.cli import main
-from experiments.evaluation import bench
-from experiments.evaluation.bench import cli as bench_cli
-from experiments.evaluation.bench import reference
-from experiments.evaluation.bench.presentation import TABLE_WIDTH
+from carioca_experiments.cli import main
+from carioca_experiments.evaluation import bench
+from carioca_experiments.evaluation.bench import cli as bench_cli
+from carioca_experiments.evaluation.bench import reference
+from carioca_experiments.evaluation.bench.presentation import TABLE_WIDTH
 
 #: Tiny sizes: every section runs in a few seconds.
 TINY = bench.Sizes(

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.ppo_policy import CardScores, card_head_spec
+from carioca_agents.ppo_policy import CardScores, card_head_spec
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.observation import obs_layout
-from experiments.training.imitate.config import ImitateConfig
-from experiments.training.imitate.learn import _forward, build_model
+from carioca_experiments.training.imitate.config import ImitateConfig
+from carioca_experiments.training.imitate.learn import _forward, build_model
 
 from random_play import assert_plays_legally
 
@@ -68,8 +68,8 @@ def test_the_head_is_saved_and_loaded_with_the_model(tmp_path: Path) -> None:
 def test_a_card_head_model_plays_only_legal_moves(tmp_path: Path, players: int) -> None:
     import json
 
-    from agents.ppo_agent import PPOAgent, card_path, model_card
-    from experiments.training.train import save_model
+    from carioca_agents.ppo_agent import PPOAgent, card_path, model_card
+    from carioca_experiments.training.train import save_model
 
     model = _model(players=players)
     save_model(model, tmp_path / "model.zip")

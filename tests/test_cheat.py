@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.allowlist import Allowlist, SpecRefused
-from agents.cheat import (
+from carioca_agents.allowlist import Allowlist, SpecRefused
+from carioca_agents.cheat import (
     CHEAT_NAME,
     CheatNotShown,
     CheatSearchAgent,
@@ -24,12 +24,12 @@ from agents.cheat import (
     redeal_hidden,
     show_true_game,
 )
-from agents.heuristic import HeuristicAgent
-from agents.registry import SpecError, make_agent
-from agents.search import SearchAgent
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.registry import SpecError, make_agent
+from carioca_agents.search import SearchAgent
 from carioca_env import Game, GameConfig
-from experiments.apps.serve.app import create_app
-from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+from carioca_experiments.apps.serve.app import create_app
+from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 from web_helpers import write_played_record
 

@@ -29,7 +29,7 @@ from carioca_env.observation import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-UPPER = ("agents", "experiments")
+UPPER = ("carioca_agents", "carioca_experiments")
 
 
 def _upper_imports(path: Path) -> list[str]:
@@ -58,7 +58,8 @@ def test_carioca_env_imports_no_upper_layer() -> None:
 def test_the_import_scan_sees_lazy_and_dynamic_imports(tmp_path: Path) -> None:
     """The scan above is not vacuous: it finds the import forms it looks for."""
     probe = ROOT / "carioca_env" / "_probe_for_test.py"
-    src = "def f():\n    from agents.heuristic import X\n    import experiments.evaluation.bench\n    importlib.import_module('agents.advice')\n"
+    src = ("def f():\n    from carioca_agents.heuristic import X\n    import carioca_experiments.evaluation.bench\n"
+           "    importlib.import_module('carioca_agents.advice')\n")
     probe.write_text(src)
     try:
         assert len(_upper_imports(probe)) == 3
@@ -72,7 +73,7 @@ _BLOCKED = textwrap.dedent('''
     class Block:
         """Refuse agents and experiments, as if they were not installed."""
         def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in ("agents", "experiments"):
+            if name.split(".")[0] in ("carioca_agents", "carioca_experiments"):
                 raise ModuleNotFoundError(f"blocked for the test: {name}")
             return None
 
@@ -92,7 +93,7 @@ def test_the_env_runs_every_core_feature_set_without_agents() -> None:
         import random
         import numpy as np
         try:
-            import agents  # noqa: F401
+            import carioca_agents  # noqa: F401
             raise SystemExit("the block does not work")
         except ModuleNotFoundError:
             pass
@@ -121,7 +122,7 @@ def test_the_env_runs_every_core_feature_set_without_agents() -> None:
         except InvalidConfigError as exc:
             assert "registered" in str(exc), exc
         import sys
-        leaked = sorted(m for m in sys.modules if m.split(".")[0] in ("agents", "experiments"))
+        leaked = sorted(m for m in sys.modules if m.split(".")[0] in ("carioca_agents", "carioca_experiments"))
         print("ok", leaked)
     ''')
     assert out.strip() == "ok []"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import COMMANDS
+from carioca_experiments.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_every_command_is_covered():
 def test_the_top_level_command_imports_no_sub_command(argv):
     code = (
         "import sys\n"
-        "from experiments.cli import COMMANDS, main\n"
+        "from carioca_experiments.cli import COMMANDS, main\n"
         f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('torch', 'scipy', 'ray', 'tabulate', 'optuna', 'fastapi') if m in sys.modules]\n"
         "loaded = [c for c, (m, _) in COMMANDS.items() if m in sys.modules]\n"
@@ -62,7 +62,7 @@ def test_the_top_level_command_imports_no_sub_command(argv):
 def test_one_command_imports_only_its_own_module():
     code = (
         "import sys\n"
-        "from experiments.cli import COMMANDS, main\n"
+        "from carioca_experiments.cli import COMMANDS, main\n"
         "try:\n    main(['replay', '--help'])\nexcept SystemExit:\n    pass\n"
         "print([c for c, (m, _) in COMMANDS.items() if m in sys.modules])\n"
     )

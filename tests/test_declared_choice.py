@@ -1,4 +1,4 @@
-"""The declared-randomness protocol of the agents (agents.base.DeclaredChoice): a scripted
+"""The declared-randomness protocol of the agents (carioca_agents.base.DeclaredChoice): a scripted
 agent declares exactly the options its generator chose from, and nothing else."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.base import DeclaredChoice, SeededAgent, declared_choice
-from agents.registry import make_agent
+from carioca_agents.base import DeclaredChoice, SeededAgent, declared_choice
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig, Move, PlayerView
 
 
@@ -189,7 +189,7 @@ def test_a_sampling_learned_agent_declares_its_exact_probabilities() -> None:
     its generator was asked to sample, and forcing the generator to each index plays that
     option; the default, most-likely-action agent declares nothing."""
     pytest.importorskip("sb3_contrib")
-    from agents.ppo_agent import PPOAgent
+    from carioca_agents.ppo_agent import PPOAgent
 
     sampling = PPOAgent("contract1", seed=3, deterministic=False)
     greedy = PPOAgent("contract1", seed=3)

@@ -1,4 +1,4 @@
-"""``experiments.evaluation.departures``: search's decisions replayed from a tournament,
+"""``carioca_experiments.evaluation.departures``: search's decisions replayed from a tournament,
 its predicted gains against the gains realized from the true game."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.evaluation.departures import DepartureError, DeparturesConfig, main, replay_deal, run
-from experiments.evaluation.tournament import TournamentConfig, run_tournament
+from carioca_experiments.evaluation.departures import DepartureError, DeparturesConfig, main, replay_deal, run
+from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
 
 def _tournament(out: Path, agents: tuple[str, ...], seed: int = 5, decks: int = 2) -> Path:

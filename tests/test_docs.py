@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from package_dirs import PACKAGE_DIRS, module_name, source_files
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("carioca_env", "agents", "experiments")
 SHELL_COMMANDS = ("carioca", "make", "pip", "bash", "mkdocs", "tensorboard", "python", "export", "ray")
 
 
@@ -97,11 +98,8 @@ def docstring_blocks(module_name: str) -> list[Block]:
 
 def _modules() -> list[str]:
     names = []
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            rel = path.relative_to(ROOT).with_suffix("")
-            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-            names.append(".".join(parts))
+    for package in PACKAGE_DIRS:
+        names += [module_name(path) for path in source_files(package)]
     return names
 
 
@@ -167,7 +165,7 @@ def check_shell_line(line: str) -> None:
         return
     cmd, args = words[0], words[1:]
     if cmd == "carioca":
-        from experiments.cli import build_parser
+        from carioca_experiments.cli import build_parser
 
         parser, _ = build_parser()
         try:
@@ -275,7 +273,7 @@ def test_the_strict_site_build_renders_no_raw_rest(tmp_path: Path):
 
 
 def test_sub_command_help_ends_with_its_text_not_a_rest_marker():
-    from experiments.cli import build_parser
+    from carioca_experiments.cli import build_parser
 
     parser, _ = build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

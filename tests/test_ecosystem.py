@@ -71,7 +71,7 @@ def test_game_repr_shows_deal_turn_and_phase():
 
 def test_game_repr_after_the_game():
     game = Game(GameConfig(num_players=2, deals=(1,)), seed=3)
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     players = [make_agent("heuristic", seed=s) for s in range(2)]
     while not game.game_over:
@@ -84,7 +84,7 @@ def test_version_has_one_source():
     assert carioca_env.__version__ == importlib.metadata.version("carioca-env")
     citation = (ROOT / "CITATION.cff").read_text()
     assert re.search(r"^version: (\S+)$", citation, re.M).group(1) == carioca_env.__version__
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
@@ -92,7 +92,7 @@ def test_version_has_one_source():
 
 
 def test_cli_version_prints_the_version(capsys):
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     with pytest.raises(SystemExit):
         main(["--version"])
@@ -282,7 +282,7 @@ def test_a_missing_extra_is_named(monkeypatch):
     import carioca_env.extras as extras
 
     monkeypatch.setattr(extras, "_installed", lambda module: module != "torch")
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     with pytest.raises(MissingExtraError, match=re.escape('pip install "carioca-env[train]"')):
         make_agent("ppo:contract1")
@@ -293,7 +293,7 @@ def test_a_missing_extra_is_named(monkeypatch):
 
 def test_the_cli_reports_a_missing_module_with_its_extra(monkeypatch, tmp_path, capsys):
     from carioca_env.extras import explain
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails as if not installed
     code = main(["train", "--steps", "64", "--out", str(tmp_path / "run"), "--no-progress", "--no-tensorboard"])

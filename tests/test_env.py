@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-import agents.advice as advice_module  # registers the advice feature sets (their tables are in its docstring)
+import carioca_agents.advice as advice_module  # registers the advice feature sets (their tables are in its docstring)
 from carioca_env import Game, GameConfig, MoveKind, Phase, carioca_v0
 from carioca_env import observation as observation_module
 from carioca_env.actions import ActionKind, action_table

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
-from experiments.evaluation.tournament import (
+from carioca_experiments import cli
+from carioca_experiments.evaluation.tournament import (
     RESULTS_FILE,
     ProcessExecutor,
     SerialExecutor,
@@ -24,10 +24,10 @@ from experiments.evaluation.tournament import (
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the [ray] extra")
 
-from experiments.common.ray_cluster import local_runtime_env  # noqa: E402
-from experiments.evaluation.tournament.ray_executor import RayExecutor  # noqa: E402
+from carioca_experiments.common.ray_cluster import local_runtime_env  # noqa: E402
+from carioca_experiments.evaluation.tournament.ray_executor import RayExecutor  # noqa: E402
 
-EXAMPLE = "py:agents.examples.my_agent:make_agent:patience=2"
+EXAMPLE = "py:carioca_agents.examples.my_agent:make_agent:patience=2"
 #: Three agents (one a plugin) at two seats: 6 lineups x 2 decks x 2 contracts = 24 deals.
 CFG = TournamentConfig(agents=(f"mine={EXAMPLE}", "random", "greedy"), players=2, contracts=(1, 2), decks=2,
                        seed=11, max_turns=200)
@@ -93,7 +93,7 @@ def test_local_and_ray_with_one_and_two_workers_write_the_same_results(tmp_path:
 def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None, version: int | None) -> None:
     """The default value function, and version 4 (action terms from the agents' declared
     tie-breaks, on a contract where it has action weights)."""
-    from experiments.evaluation.luck import shipped_value, shipped_version
+    from carioca_experiments.evaluation.luck import shipped_value, shipped_version
 
     value = shipped_value() if version is None else shipped_version(version)
     contract = int(sorted(getattr(value, "actions", {"p2-c1": None}))[0].split("-c")[1])
@@ -153,7 +153,7 @@ def test_an_interrupted_ray_driver_resumes_to_the_same_results(tmp_path: Path, r
         pass
 
     # the driver stops after receiving 7 results (as a Ctrl-C would); then a kill leaves a cut last line
-    from experiments.evaluation.tournament import results as results_mod
+    from carioca_experiments.evaluation.tournament import results as results_mod
 
     real_add = results_mod.ResultsWriter.add
 
@@ -222,7 +222,7 @@ def test_an_unreachable_ray_address_is_refused_at_once_and_writes_nothing(tmp_pa
     import subprocess
     import sys
 
-    from experiments.common.ray_cluster import RayUnavailable, check_reachable
+    from carioca_experiments.common.ray_cluster import RayUnavailable, check_reachable
 
     port = _closed_port()
     with pytest.raises(RayUnavailable, match=f"nothing answers at the Ray address 127.0.0.1:{port}"):
@@ -233,7 +233,7 @@ def test_an_unreachable_ray_address_is_refused_at_once_and_writes_nothing(tmp_pa
     env.pop("RAY_ADDRESS", None)
     out = tmp_path / "out"
     # (the timeout guards against Ray's minutes of reconnecting, which this check replaces)
-    proc = subprocess.run([sys.executable, "-m", "experiments.cli", "tournament", "--backend", "ray", "--address",
+    proc = subprocess.run([sys.executable, "-m", "carioca_experiments.cli", "tournament", "--backend", "ray", "--address",
                            f"127.0.0.1:{port}", "--agents", "random", "greedy", "--contracts", "1", "--decks", "1",
                            "--out", str(out)], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "nothing answers at the Ray address" in proc.stderr

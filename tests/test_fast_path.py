@@ -146,7 +146,7 @@ def test_apply_choice_agrees_with_apply_on_every_move(seed: int, n: int, spec: s
     """``Game.apply_choice`` (what search rollouts play) leaves the state ``apply`` leaves
     after every answer of the registered rollout policies (the heuristic builds some of its
     moves itself: an equal move plays the engine's own one)."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     cfg = GameConfig(n, (1, 4))
     checked, fast = Game(cfg, seed=seed), Game(cfg, seed=seed)
@@ -190,10 +190,10 @@ def test_apply_choice_refuses_what_apply_refuses() -> None:
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 4), contract=st.integers(1, 7))
 def test_search_rollout_equals_the_checked_rollout(seed: int, n: int, contract: int) -> None:
-    """``agents.search.rollout_value`` (unchecked moves) ends a rollout in the very state,
+    """``carioca_agents.search.rollout_value`` (unchecked moves) ends a rollout in the very state,
     with the very value, of the same rollout played through ``apply``."""
-    from agents.registry import make_agent
-    from agents.search import rollout_value
+    from carioca_agents.registry import make_agent
+    from carioca_agents.search import rollout_value
     from carioca_env.cards import hand_penalty
 
     game = Game(GameConfig(n, (contract,)), seed=seed)
@@ -224,7 +224,7 @@ def test_search_rollout_equals_the_checked_rollout(seed: int, n: int, contract: 
 def test_replayed_positions_equal_the_checked_replay_at_every_move(n: int) -> None:
     """``Replay.game_at`` (checkpoints plus unchecked moves of a record checked once)
     equals a checked replay of the record's first ``k`` moves, for every ``k``."""
-    from experiments.apps.serve.replays import build_replay
+    from carioca_experiments.apps.serve.replays import build_replay
 
     game = Game(GameConfig(n, (1, 2, 3)), seed=n)
     policy = BiasedPolicy(random.Random(n), joker_runs=True)

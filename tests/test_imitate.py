@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.ppo_agent import PPOAgent, load_model
+from carioca_agents.ppo_agent import PPOAgent, load_model
 from carioca_env import Game, GameConfig
-from experiments.cli import main
-from experiments.training.imitate.config import ImitateConfig, ImitateError
-from experiments.training.imitate.dataset import COLUMNS, DataFolder, DatasetError, read_shard, unpack_masks
-from experiments.training.imitate.learn import accuracy
-from experiments.training.imitate.pipeline import run_imitation
-from experiments.training.learned_set import PIPELINE
-from experiments.training.train import TrainConfig, TrainError, train
+from carioca_experiments.cli import main
+from carioca_experiments.training.imitate.config import ImitateConfig, ImitateError
+from carioca_experiments.training.imitate.dataset import COLUMNS, DataFolder, DatasetError, read_shard, unpack_masks
+from carioca_experiments.training.imitate.learn import accuracy
+from carioca_experiments.training.imitate.pipeline import run_imitation
+from carioca_experiments.training.learned_set import PIPELINE
+from carioca_experiments.training.train import TrainConfig, TrainError, train
 
 TINY = dict(contract=1, players=2, games=60, heldout_games=30, iterations=2, epochs=6, net_arch=(64,),
             shard_games=30, seed=3, learning_rate=2e-3)
@@ -115,7 +115,7 @@ def test_bad_imitation_options_are_refused(kw: dict) -> None:
 
 
 def test_init_starts_the_network_from_a_models_weights(imitated: Path, tmp_path: Path) -> None:
-    from experiments.training.imitate.learn import build_model
+    from carioca_experiments.training.imitate.learn import build_model
 
     # a learning rate so small that the fitted weights are still the init's
     cfg = ImitateConfig(**{**TINY, "iterations": 1, "games": 6, "heldout_games": 4, "epochs": 1,
@@ -185,8 +185,8 @@ def test_value_warmup_leaves_the_imitation_policy_untouched(imitated: Path, tmp_
 
 def test_anchored_ppo_without_anchor_is_plain_maskable_ppo(imitated: Path, tmp_path: Path) -> None:
     """kl_coef 0 and no warm-up: the anchored class computes exactly MaskablePPO's update."""
-    from experiments.training.train import make_env, make_model
-    from experiments.training.train.finetune import AnchoredMaskablePPO
+    from carioca_experiments.training.train import make_env, make_model
+    from carioca_experiments.training.train.finetune import AnchoredMaskablePPO
 
     cfg = _ft_config(None)
     plain = make_model(make_env(cfg), cfg)
@@ -228,7 +228,7 @@ def test_fine_tuning_keeps_the_imitation_strength_in_its_first_updates(imitated:
 
 
 def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch, capsys) -> None:
-    import agents.ppo_agent as ppo_agent
+    import carioca_agents.ppo_agent as ppo_agent
 
     out = tmp_path / "set"
     argv = ["train-all", "--pipeline", "imitate+ppo", "--players", "2", "--contracts", "1", "--no-full", "--quick",
@@ -251,8 +251,8 @@ def test_learned_set_pipeline_runs_resumes_and_ships(tmp_path: Path, monkeypatch
     summary = json.loads((out / "p2" / "final" / "c1" / "summary.json").read_text())
     assert summary["config"]["seed"] == 2026
     assert (out / "final.md").exists() and (out / "learning_curves.png").stat().st_size > 10_000
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
-    from experiments.training.learned_set import paired_rows
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.training.learned_set import paired_rows
 
     # head to head: on a table of just the two, the tournament's own paired difference
     model = out / "p2" / "contract1" / "ppo" / "model.zip"
@@ -307,10 +307,10 @@ def test_learned_set_imitate_only_pipeline_skips_fine_tuning(tmp_path: Path) -> 
 
 
 def test_ship_makes_card_paths_relative_and_refuses_a_foreign_absolute_path(tmp_path: Path, monkeypatch) -> None:
-    import agents.ppo_agent as ppo_agent
-    from agents.model_file import weight_dtypes
-    from experiments.training.imitate.learn import build_model
-    from experiments.training.learned_set import ship
+    import carioca_agents.ppo_agent as ppo_agent
+    from carioca_agents.model_file import weight_dtypes
+    from carioca_experiments.training.imitate.learn import build_model
+    from carioca_experiments.training.learned_set import ship
 
     out = tmp_path / "learned"
     src = out / "p2" / "contract3" / "imitate"

@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 import torch
 
-from agents.heuristic import HeuristicAgent
-from agents.ppo_agent import PPOAgent, read_card
-from agents.search import candidate_moves
+from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.ppo_agent import PPOAgent, read_card
+from carioca_agents.search import candidate_moves
 from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-from experiments.training.imitate.dataset import read_shard, unpack_masks
-from experiments.training.improve import ImproveConfig, ImproveError, run_improvement
-from experiments.training.improve.data import AdvantageFolder
-from experiments.training.improve.labels import COLUMNS, AdvantageRows, advantages, label_game
-from experiments.training.improve.learn import choice_measures, losses
+from carioca_experiments.training.imitate.dataset import read_shard, unpack_masks
+from carioca_experiments.training.improve import ImproveConfig, ImproveError, run_improvement
+from carioca_experiments.training.improve.data import AdvantageFolder
+from carioca_experiments.training.improve.labels import COLUMNS, AdvantageRows, advantages, label_game
+from carioca_experiments.training.improve.learn import choice_measures, losses
 
 TINY = dict(init="contract1", contract=1, games=4, heldout_games=2, reshuffles=1, top=3, epochs=2, shard_games=2,
             seed=5, learning_rate=1e-3)
@@ -108,8 +108,8 @@ def test_labelled_rows_hold_the_seats_observation_and_legal_distinct_candidates(
 
 
 def test_with_opponents_only_the_teachers_seat_is_labelled_and_every_seat_takes_its_turn() -> None:
-    from agents.greedy import GreedyAgent
-    from experiments.training.improve.data import label_shard, seat_specs
+    from carioca_agents.greedy import GreedyAgent
+    from carioca_experiments.training.improve.data import label_shard, seat_specs
 
     config = ImproveConfig(**{**TINY, "opponents": ("greedy", "random")})
     specs = [seat_specs(config, 3, "train", g) for g in range(6)]
@@ -122,7 +122,7 @@ def test_with_opponents_only_the_teachers_seat_is_labelled_and_every_seat_takes_
     assert ((rows["cand"] >= 0).sum(1) > 1).sum() > 10
     # the game is played with greedy in the other seat: replaying game 0 with a greedy
     # opponent reproduces the teacher's observations row by row (up to its opening)
-    from experiments.common.seeds import IMPROVE, derive_seed
+    from carioca_experiments.common.seeds import IMPROVE, derive_seed
 
     cfg = ImproveConfig(**{**TINY, "opponents": ("greedy",)})
     game = Game(GameConfig(num_players=2, deals=(1,)), seed=derive_seed(IMPROVE, cfg.seed, "train", "game", 0))
@@ -228,7 +228,7 @@ def test_a_tiny_run_writes_a_card_a_curve_and_a_model_that_plays_legal_moves(imp
 def test_the_advantage_table_averages_each_alternative_of_each_kind(improved: Path) -> None:
     import csv
 
-    from experiments.training.improve.report import advantage_table
+    from carioca_experiments.training.improve.report import advantage_table
 
     folder = AdvantageFolder(improved / "data", {})
     train = folder.load("train")
@@ -276,8 +276,8 @@ def test_data_is_the_same_byte_for_byte_with_two_workers_and_after_a_lost_shard(
 def test_a_resumed_fit_ends_with_the_same_weights(improved: Path, tmp_path: Path) -> None:
     import shutil
 
-    from agents.ppo_agent import masked_logits
-    from experiments.training.improve.pipeline import load_model_file
+    from carioca_agents.ppo_agent import masked_logits
+    from carioca_experiments.training.improve.pipeline import load_model_file
 
     again = tmp_path / "resumed"
     shutil.copytree(improved / "data", again / "data")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
-from experiments.training import sweep
+from carioca_experiments import cli
+from carioca_experiments.training import sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ import os
 import time
 from pathlib import Path
 
-from agents.random_agent import RandomAgent
+from carioca_agents.random_agent import RandomAgent
 
 
 class Slow(RandomAgent):
@@ -61,7 +61,7 @@ def test_ctrl_c_stops_a_tournament_whose_plugin_is_slow_inside_act(tmp_path: Pat
     env = {**os.environ, "SLOW_AGENT_MARKERS": str(markers)}
     env.pop("PYTHONPATH", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "experiments.cli", "tournament", "--agents", "slow=py:slow_agent:make_agent", "random",
+        [sys.executable, "-m", "carioca_experiments.cli", "tournament", "--agents", "slow=py:slow_agent:make_agent", "random",
          "--players", "2", "--contracts", "1", "--decks", "4", "--workers", str(workers), "--no-progress",
          "--out", str(tmp_path / "t")],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -89,7 +89,7 @@ def test_ctrl_c_stops_a_tournament_whose_plugin_is_slow_inside_act(tmp_path: Pat
 
 
 def test_ctrl_c_in_tune_heuristic_gives_one_line_and_no_optuna_traceback(tmp_path, monkeypatch, capsys) -> None:
-    from experiments.training import tune_heuristic
+    from carioca_experiments.training import tune_heuristic
 
     calls = []
 
@@ -116,7 +116,7 @@ def test_a_sweep_trial_without_its_evaluation_is_unfinished_not_a_key_error() ->
 
 RAY_DRIVER = '''
 import sys, time
-from experiments.common.ray_cluster import connect
+from carioca_experiments.common.ray_cluster import connect
 ray, owns = connect(None, 1)
 print("up", owns, flush=True)
 time.sleep(3600)
@@ -124,7 +124,7 @@ time.sleep(3600)
 
 
 def test_the_next_start_stops_the_ray_helpers_of_a_command_killed_with_sigkill(tmp_path, monkeypatch) -> None:
-    from experiments.common import ray_cluster
+    from carioca_experiments.common import ray_cluster
 
     records = tmp_path / "records"
     env = {**os.environ, "CARIOCA_RAY_RECORDS": str(records)}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import COMMANDS
+from carioca_experiments.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / "experiments"
@@ -20,7 +20,7 @@ ALLOWED = {
     "apps": {"common", "evaluation"},
 }
 #: the one package allowed across: the bench's ppo section measures training itself
-CROSSING = {("experiments.evaluation.bench", "training")}
+CROSSING = {("carioca_experiments.evaluation.bench", "training")}
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -1,4 +1,4 @@
-"""Luck correction (experiments.evaluation.luck): the correction is unbiased, its vectorised values are
+"""Luck correction (carioca_experiments.evaluation.luck): the correction is unbiased, its vectorised values are
 the values of the states they stand for, and tournaments record and summarize it."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.cards import parse_cards
 from carioca_env.decks import stack_deck
 from carioca_env.moves import Move, MoveKind
-from experiments.common.stats import mean_ci
-from experiments.evaluation.luck import LuckTracker, ValueFileError, ValueFunction, shipped_value
-from experiments.evaluation.luck import value as value_module
-from experiments.evaluation.luck.features import num_features, state_stats
-from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
-from experiments.evaluation.tournament.summary import Summary
+from carioca_experiments.common.stats import mean_ci
+from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, ValueFunction, shipped_value
+from carioca_experiments.evaluation.luck import value as value_module
+from carioca_experiments.evaluation.luck.features import num_features, state_stats
+from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
+from carioca_experiments.evaluation.tournament.summary import Summary
 
 
 def random_value(seed: int) -> ValueFunction:
@@ -315,7 +315,7 @@ def test_resuming_with_and_without_the_correction_is_refused(tmp_path: Path) -> 
 
 
 def test_the_command_line_option(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    from experiments import cli
+    from carioca_experiments import cli
 
     base = ["tournament", "--agents", "heuristic", "greedy", "--contracts", "1", "--decks", "2", "--max-turns", "200",
             "--workers", "1", "--no-progress", "--luck-correction"]
@@ -339,8 +339,8 @@ def test_the_luck_value_option_corrects_with_the_named_version(tmp_path: Path, c
     """``--luck-value 2`` records and applies version 2 (not the default), deal by deal the
     corrections of a tracker fed version 2; a version that is not shipped, or the option
     without ``--luck-correction``, is refused in one line before anything is written."""
-    from experiments import cli
-    from experiments.evaluation.luck import shipped_version
+    from carioca_experiments import cli
+    from carioca_experiments.evaluation.luck import shipped_version
 
     base = ["tournament", "--agents", "heuristic", "greedy", "--contracts", "1", "--decks", "2", "--max-turns", "200",
             "--workers", "1", "--no-progress"]
@@ -373,7 +373,7 @@ def test_seat_deal_seats_the_specs_and_replays_the_same_game() -> None:
     import random
 
     from carioca_env.cards import full_deck
-    from experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.luck.seated import seat_deal
 
     deck = full_deck()
     random.Random(7).shuffle(deck)

@@ -1,4 +1,4 @@
-"""``measure playout``: a draw correction valued by playouts (experiments.evaluation.luck.playout)."""
+"""``measure playout``: a draw correction valued by playouts (carioca_experiments.evaluation.luck.playout)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 
 from carioca_env import Game, GameConfig
 from carioca_env.moves import Move
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck.fit import fit_deck
-from experiments.evaluation.luck.measure import _duplicate_pair
-from experiments.evaluation.luck.measure import main as measure_main
-from experiments.evaluation.luck.playout import (
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck.fit import fit_deck
+from carioca_experiments.evaluation.luck.measure import _duplicate_pair
+from carioca_experiments.evaluation.luck.measure import main as measure_main
+from carioca_experiments.evaluation.luck.playout import (
     TAG,
     PlayoutConfig,
     PlayoutTracker,

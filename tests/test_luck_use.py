@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from experiments.evaluation.luck import SHIPPED_BY_VERSION, load_value, shipped_value, shipped_version, shipped_versions
-from experiments.evaluation.tournament import TournamentConfig, run_tournament
-from experiments.training.train import TrainConfig, TrainError, evaluate, read_eval_csv, train
+from carioca_experiments.evaluation.luck import (
+    SHIPPED_BY_VERSION,
+    load_value,
+    shipped_value,
+    shipped_version,
+    shipped_versions,
+)
+from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
+from carioca_experiments.training.train import TrainConfig, TrainError, evaluate, read_eval_csv, train
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "agents" / "models" / "contract1"
@@ -117,7 +123,7 @@ def test_a_recorded_value_function_this_version_does_not_ship_is_refused(tmp_pat
 
 def test_a_corrected_evaluation_without_a_model_is_refused_before_anything_runs(tmp_path: Path,
                                                                                  monkeypatch) -> None:
-    from experiments.evaluation.luck import value as value_module
+    from carioca_experiments.evaluation.luck import value as value_module
 
     # a default value function without 3-player models (version 2; version 3 has them)
     monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: load_value(SHIPPED_BY_VERSION[2])})
@@ -131,7 +137,7 @@ def test_a_corrected_evaluation_without_a_model_is_refused_before_anything_runs(
 
 def test_the_train_command_prints_and_records_the_corrected_difference(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     out = tmp_path / "cli"
     code = main(["train", "--contract", "1", "--steps", "256", "--n-envs", "2", "--set", "rollout_steps=256",
@@ -149,7 +155,7 @@ def test_the_train_command_prints_and_records_the_corrected_difference(tmp_path:
 def test_a_pair_read_from_either_side() -> None:
     """``PairStats.seen_from``: y's side negates every difference and swaps every
     interval's ends; read back from x's side it is the pair itself."""
-    from experiments.evaluation.tournament import PairStats
+    from carioca_experiments.evaluation.tournament import PairStats
 
     p = PairStats("1", "a", "b", 10, -2.0, -5.0, 1.0, 3.0, 8, -1.0, -4.0, 2.0, 3.0, -1.5, -3.5, 0.5, 2.0)
     q = p.seen_from("b")
@@ -176,7 +182,7 @@ def _tournament(tmp_path: Path, name: str, agents: tuple[str, ...], players: int
 def test_final_rows_hold_the_corrected_difference_of_the_tournament(tmp_path: Path) -> None:
     """``learned_set.paired_rows`` of a luck-corrected two-agent tournament: raw and
     corrected are the tournament's own pair read from the learned agent's side."""
-    from experiments.training.learned_set import final_table, paired_rows
+    from carioca_experiments.training.learned_set import final_table, paired_rows
 
     s = _tournament(tmp_path, "two", ("im_c1=ppo:contract1", "heuristic"), 2, 4, 11)
     (row,) = paired_rows(tmp_path / "two" / "results.jsonl", baselines=("heuristic",))
@@ -204,8 +210,8 @@ def test_final_rows_hold_the_corrected_difference_of_the_tournament(tmp_path: Pa
 def test_final_rows_at_four_players_against_the_mean_of_the_table_mates(tmp_path: Path) -> None:
     """One learned agent among three heuristics: per deck, its corrected penalty minus the
     mean of its three table-mates' corrected penalties, averaged over the rotations."""
-    from experiments.common.stats import paired_difference
-    from experiments.training.learned_set import paired_rows
+    from carioca_experiments.common.stats import paired_difference
+    from carioca_experiments.training.learned_set import paired_rows
 
     _tournament(tmp_path, "four", ("im_c1=ppo:contract1-p4", "heuristic1=heuristic", "heuristic2=heuristic",
                                    "heuristic3=heuristic"), 4, 3, 12)
@@ -226,7 +232,7 @@ def test_final_rows_at_four_players_against_the_mean_of_the_table_mates(tmp_path
 
 
 def test_final_rows_pool_tournaments_of_two_seeds_and_refuse_mixed_corrections(tmp_path: Path) -> None:
-    from experiments.training.learned_set import paired_rows
+    from carioca_experiments.training.learned_set import paired_rows
 
     agents = ("im_c1=ppo:contract1", "heuristic")
     _tournament(tmp_path, "a", agents, 2, 3, 21)
@@ -256,7 +262,7 @@ def test_train_all_tables_show_the_corrected_difference_beside_the_raw_one(tmp_p
     import csv
     import shutil
 
-    from experiments.training import train_all
+    from carioca_experiments.training import train_all
 
     seen = []
 
@@ -299,8 +305,8 @@ def test_replace_compares_each_seat_with_the_same_seat_at_the_all_baseline_table
     """``replayed.replace``: the two tournaments of one seed deal the same cards; per deck the
     agent's penalty in each seat minus that seat's at the all-heuristic table, averaged
     over its seats, raw and corrected; an unfinished deck is left out; other seeds refused."""
-    from experiments.common.stats import paired_difference
-    from experiments.evaluation.luck import replayed
+    from carioca_experiments.common.stats import paired_difference
+    from carioca_experiments.evaluation.luck import replayed
 
     four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
     _tournament(tmp_path, "g", four, 4, 3, 31)
@@ -336,8 +342,8 @@ def test_versus_pairs_two_agents_differences_deck_by_deck(tmp_path: Path, capsys
     against it); per deck the first's table-mate difference minus the second's, raw and
     corrected, is the pairing of the two ``mates`` rows' per-deck values; other seeds and
     other deals are refused."""
-    from experiments.common.stats import paired_difference
-    from experiments.evaluation.luck import replayed
+    from carioca_experiments.common.stats import paired_difference
+    from carioca_experiments.evaluation.luck import replayed
 
     _tournament(tmp_path, "g", ("g=greedy", "heuristic"), 2, 3, 51)
     _tournament(tmp_path, "r", ("r=random", "heuristic"), 2, 3, 51)
@@ -372,8 +378,8 @@ def test_versus_pairs_two_agents_differences_deck_by_deck(tmp_path: Path, capsys
 
 
 def test_replayed_command_prints_both_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from experiments.evaluation.luck import replayed
-    from experiments.training.learned_set import paired_rows
+    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.training.learned_set import paired_rows
 
     _tournament(tmp_path, "two", ("learned=ppo:contract1", "heuristic"), 2, 3, 41)
     assert replayed.main(["mates", "--agent", "learned", "--baseline", "heuristic", str(tmp_path / "two")]) == 0
@@ -394,7 +400,7 @@ def test_reluck_recomputes_a_tournaments_luck_from_its_records_as_if_played_with
     """``replayed.reluck``: replaying the kept records with the function the tournament used
     gives its luck back exactly; with an older shipped function, the luck of the same
     tournament played with that function from the start, and the same penalties."""
-    from experiments.evaluation.luck import replayed
+    from carioca_experiments.evaluation.luck import replayed
 
     older = _oldest_other_value()
     four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
@@ -426,7 +432,7 @@ def test_reluck_recomputes_a_tournaments_luck_from_its_records_as_if_played_with
 def test_reluck_refuses_before_writing_anything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No records, an unknown function, a folder that already holds results, a record of
     another deal: one clear error and no output file."""
-    from experiments.evaluation.luck import replayed
+    from carioca_experiments.evaluation.luck import replayed
 
     fp = shipped_value().fingerprint
     _tournament(tmp_path, "bare", ("greedy", "heuristic"), 2, 2, 52)

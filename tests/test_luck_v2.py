@@ -1,4 +1,4 @@
-"""The version-2 luck value function (experiments.evaluation.luck.features2, MlpValue): its values
+"""The version-2 luck value function (carioca_experiments.evaluation.luck.features2, MlpValue): its values
 of every possible draw are the values of the states they stand for, its corrections have
 expectation 0, the file is frozen and checked, version 1 stays usable, and the fitting
 decks are never a tournament's."""
@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.moves import MoveKind
-from experiments.common.seeds import LUCK_FIT, TOURNAMENT
-from experiments.evaluation.luck import (
+from carioca_experiments.common.seeds import LUCK_FIT, TOURNAMENT
+from carioca_experiments.evaluation.luck import (
     SHIPPED_BY_VERSION,
     ActionValue,
     DrawValue,
@@ -27,10 +27,10 @@ from experiments.evaluation.luck import (
     shipped_value,
     value_by_fingerprint,
 )
-from experiments.evaluation.luck.fit import FitConfig, fit_deal_rng, fit_deck, play_states
-from experiments.evaluation.luck.value import MLP_PARAMS, mlp_forward
-from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
-from experiments.evaluation.tournament.play import deal_deck
+from carioca_experiments.evaluation.luck.fit import FitConfig, fit_deal_rng, fit_deck, play_states
+from carioca_experiments.evaluation.luck.value import MLP_PARAMS, mlp_forward
+from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+from carioca_experiments.evaluation.tournament.play import deal_deck
 from tests.test_luck import check_exact, outcomes, small_position
 
 
@@ -220,7 +220,7 @@ def test_mlp_forward_matches_a_row_at_a_time() -> None:
 def test_ceiling_measures_the_deals_part_of_the_variance(capsys: pytest.CaptureFixture[str]) -> None:
     """The same agent in both seats gives a paired difference of exactly 0 on every
     shuffle (nothing to bound); two agents give a variance and a bound in [0, 1]."""
-    from experiments.evaluation.luck.measure import MeasureConfig, ceiling
+    from carioca_experiments.evaluation.luck.measure import MeasureConfig, ceiling
 
     same = ceiling(MeasureConfig("ceiling", ("heuristic", "heuristic"), contracts=(1,), decks=3, max_turns=200))
     assert same[0]["variance"] == 0 and same[0]["deal_part"] == 0
@@ -235,7 +235,7 @@ def test_imitation_strength_reports_the_luck_corrected_difference(tmp_path: Path
     """The imitation and improvement stages' strength tournament with ``--luck-correction``:
     the raw fields are those of the uncorrected tournament on the same deals, and the
     corrected difference and interval come with the value function's fingerprint."""
-    from experiments.training.imitate.pipeline import strength_against, strength_line
+    from carioca_experiments.training.imitate.pipeline import strength_against, strength_line
 
     model = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1" / "model.zip"
     args = (model, "heuristic", 2, (1,), 200, 2, 3)
@@ -249,7 +249,7 @@ def test_imitation_strength_reports_the_luck_corrected_difference(tmp_path: Path
 
 def _default_without_3_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the default value function one without 3-player models (version 2)."""
-    from experiments.evaluation.luck import value as value_module
+    from carioca_experiments.evaluation.luck import value as value_module
 
     v2 = load_value(SHIPPED_BY_VERSION[2])
     monkeypatch.setattr(value_module, "_LOADED", {value_module.SHIPPED_FILE: v2})
@@ -257,8 +257,8 @@ def _default_without_3_players(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_luck_corrected_strength_without_a_model_is_refused_before_anything_runs(tmp_path: Path,
                                                                                    monkeypatch) -> None:
-    from experiments.training.imitate.config import ImitateConfig, ImitateError
-    from experiments.training.imitate.pipeline import luck_problem, run_imitation
+    from carioca_experiments.training.imitate.config import ImitateConfig, ImitateError
+    from carioca_experiments.training.imitate.pipeline import luck_problem, run_imitation
 
     _default_without_3_players(monkeypatch)
 
@@ -278,7 +278,7 @@ def test_train_all_tournaments_report_the_luck_corrected_difference(tmp_path: Pa
     import argparse
     import shutil
 
-    from experiments.training import train_all
+    from carioca_experiments.training import train_all
 
     shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1"
 
@@ -315,8 +315,8 @@ def test_train_all_luck_correction_without_a_model_is_refused_before_anything_ru
     import argparse
     import dataclasses
 
-    from experiments.training import train_all
-    from experiments.training.train import TrainError
+    from carioca_experiments.training import train_all
+    from carioca_experiments.training.train import TrainError
 
     _default_without_3_players(monkeypatch)
 
@@ -336,8 +336,8 @@ def test_the_learned_set_final_tournament_is_luck_corrected_on_request(tmp_path:
     tournament of the finished models records the luck and reports corrected pairs."""
     import shutil
 
-    from experiments.training import learned_set
-    from experiments.training.train_all import TrainAllConfig
+    from carioca_experiments.training import learned_set
+    from carioca_experiments.training.train_all import TrainAllConfig
 
     out = tmp_path / "set"
     shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "contract1"

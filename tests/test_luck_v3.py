@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.moves import MoveKind
-from experiments.evaluation.luck import (
+from carioca_experiments.evaluation.luck import (
     DrawNetValue,
     DrawValue,
     ValueFileError,
@@ -75,7 +75,7 @@ def test_shipped_v3_corrections_have_exact_expectation_zero_at_random_agents_sta
     """At every stock draw of 40 short deals between random agents (all seven contracts),
     the shipped version 3's corrections computed over every possible card have
     probability-weighted mean 0 for each seat, and the card drawn is one of them."""
-    from experiments.evaluation.luck import shipped_value
+    from carioca_experiments.evaluation.luck import shipped_value
     from tests.test_luck import tracked_correction
 
     value = shipped_value()
@@ -197,10 +197,10 @@ def test_v3_file_round_trip_and_refusals(tmp_path: Path) -> None:
 def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> None:
     """The fit regresses on the recorded sums of centred basis rows: for any weights, ``w @
     sums`` is the correction a tracker with those weights adds up over the same game."""
-    from experiments.evaluation.luck import LuckTracker
-    from experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
-    from experiments.evaluation.luck.fit3 import play_game
-    from experiments.evaluation.luck.measure import play_deal
+    from carioca_experiments.evaluation.luck import LuckTracker
+    from carioca_experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
+    from carioca_experiments.evaluation.luck.fit3 import play_game
+    from carioca_experiments.evaluation.luck.measure import play_deal
 
     value = random_draw_value(8)
     for n, k in ((2, 2), (3, 1), (4, 3)):
@@ -219,7 +219,7 @@ def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> Non
 
 
 def test_fit3_records_and_fits_a_value_file(tmp_path: Path) -> None:
-    from experiments.evaluation.luck.fit3 import Fit3Config, fit, load, record, states_path
+    from carioca_experiments.evaluation.luck.fit3 import Fit3Config, fit, load, record, states_path
 
     cfg = Fit3Config("record", players=(2,), contracts=(1,), decks=10, seed=7, max_turns=200, out=str(tmp_path))
     record(cfg, log=lambda m: None)
@@ -236,9 +236,9 @@ def test_fit3_records_and_fits_a_value_file(tmp_path: Path) -> None:
 def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: Path) -> None:
     """measure widths plays each deal once and corrects it with several value functions; each
     corrected difference is the one a --luck-correction tournament reports."""
-    from experiments.evaluation.luck import SHIPPED_BY_VERSION
-    from experiments.evaluation.luck.measure import corrected_pairs
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.luck import SHIPPED_BY_VERSION
+    from carioca_experiments.evaluation.luck.measure import corrected_pairs
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     values = [load_value(p) for p in (SHIPPED_BY_VERSION[v] for v in (1, 2))]
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(3,), decks=3, seed=11, max_turns=300)
@@ -254,7 +254,7 @@ def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: P
 def test_the_shipped_v3_is_frozen_fitted_off_tournament_seeds_and_small() -> None:
     """value-v3.json: fitted in the fit's seed namespace, a model per player count (2, 3
     and 4) and contract, each with its fit report, and a small file."""
-    from experiments.evaluation.luck import SHIPPED_BY_VERSION
+    from carioca_experiments.evaluation.luck import SHIPPED_BY_VERSION
 
     path = SHIPPED_BY_VERSION[3]
     value = load_value(path)

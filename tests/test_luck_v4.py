@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import DeclaredChoice, declared_choice
-from agents.registry import make_agent
+from carioca_agents.base import DeclaredChoice, declared_choice
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig, Move, PlayerView
 from carioca_env.moves import MoveKind
-from experiments.evaluation.luck import LuckTracker, ValueFileError, features3, features4, load_value
-from experiments.evaluation.luck.correction import action_term
-from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ActionValue, DrawValue
+from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, features3, features4, load_value
+from carioca_experiments.evaluation.luck.correction import action_term
+from carioca_experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ActionValue, DrawValue
 from tests.test_luck import small_position
 
 
@@ -190,7 +190,7 @@ def test_action_value_file_round_trips_and_refuses_edits(tmp_path: Path) -> None
 def test_action_ceiling_measures_the_coin_flips_part(tmp_path: Path) -> None:
     """``measure actions`` on two decks: declared choices are found and valued by playouts,
     and a row per contract is written (the figures themselves are the results page's)."""
-    from experiments.evaluation.luck.measure import MeasureConfig, action_ceiling
+    from carioca_experiments.evaluation.luck.measure import MeasureConfig, action_ceiling
 
     cfg = MeasureConfig("actions", ("heuristic", "greedy"), contracts=(1,), decks=2, seed=5, out=str(tmp_path),
                         rollouts=2)
@@ -204,7 +204,7 @@ def test_action_ceiling_measures_the_coin_flips_part(tmp_path: Path) -> None:
 def test_shipped_v4_action_terms_have_exact_expectation_zero() -> None:
     """The shipped version 4 (not the default) on the constructed decision of contract 2,
     where it has action weights: zero weighted mean, terms that differ."""
-    from experiments.evaluation.luck import shipped_version
+    from carioca_experiments.evaluation.luck import shipped_version
 
     value = shipped_version(4)
     assert isinstance(value, ActionValue) and value.fingerprint != shipped_value_fingerprint()
@@ -224,7 +224,7 @@ def test_shipped_v4_action_terms_have_exact_expectation_zero() -> None:
 
 
 def shipped_value_fingerprint() -> str:
-    from experiments.evaluation.luck import shipped_value
+    from carioca_experiments.evaluation.luck import shipped_value
 
     return shipped_value().fingerprint
 
@@ -234,8 +234,8 @@ def test_a_v4_tournament_records_action_terms_the_same_for_one_and_two_workers(t
     the same deals as the raw tournament, ``luck_actions`` recorded; on a contract where
     its draw part is version 3's, the same draws valued as a version-3 tournament and a
     different luck (the action terms)."""
-    from experiments.evaluation.luck import shipped_version
-    from experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.luck import shipped_version
+    from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
     v4, v3 = shipped_version(4), shipped_version(3)
     assert isinstance(v4, ActionValue) and isinstance(v3, DrawValue)
@@ -263,8 +263,8 @@ def test_a_v4_tournament_records_action_terms_the_same_for_one_and_two_workers(t
 def test_reluck_refuses_version_4(tmp_path: Path) -> None:
     """Game records hold the moves, not the agents' declarations: recomputing a tournament's
     luck with version 4 from them is refused before anything is written."""
-    from experiments.evaluation.luck import replayed, shipped_version
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.luck import replayed, shipped_version
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     tc = TournamentConfig(agents=("greedy", "heuristic"), players=2, contracts=(1,), decks=1, seed=53, max_turns=40,
                           luck=shipped_value_fingerprint())
@@ -281,10 +281,10 @@ def test_fit4_rows_are_the_trackers_action_terms_and_a_fit_writes_a_loadable_v4(
     fit on a few decks write a version-4 file that loads."""
     import random
 
-    from experiments.common.seeds import LUCK_FIT, derive_seed
-    from experiments.evaluation.luck import fit4
-    from experiments.evaluation.luck.fit import fit_deck
-    from experiments.evaluation.luck.measure import play_deal
+    from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+    from carioca_experiments.evaluation.luck import fit4
+    from carioca_experiments.evaluation.luck.fit import fit_deck
+    from carioca_experiments.evaluation.luck.measure import play_deal
 
     value = random_action_value(7)
     v3 = value.draw

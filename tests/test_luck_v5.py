@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck import LuckTracker, features3, fit5
-from experiments.evaluation.luck.fit import fit_deck
-from experiments.evaluation.luck.measure import play_deal
-from experiments.evaluation.luck.value import mlp_forward
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck import LuckTracker, features3, fit5
+from carioca_experiments.evaluation.luck.fit import fit_deck
+from carioca_experiments.evaluation.luck.measure import play_deal
+from carioca_experiments.evaluation.luck.value import mlp_forward
 from tests.test_luck_v3 import random_draw_value
 
 
@@ -105,7 +105,7 @@ def test_fit5_records_and_fits(tmp_path: Path) -> None:
 
 def test_fit5_command_line_passes_the_first_deck_and_refuses_a_negative_one(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from experiments.evaluation.luck import fit3
+    from carioca_experiments.evaluation.luck import fit3
 
     seen: list[fit5.Fit5Config] = []
     monkeypatch.setattr(fit5, "record", seen.append)

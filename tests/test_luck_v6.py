@@ -1,5 +1,5 @@
 """Version 6 candidate: the version-3 draw features fitted to playout card values
-(experiments.evaluation.luck.fit6): targets reproducible and resumable, the weighted fit
+(carioca_experiments.evaluation.luck.fit6): targets reproducible and resumable, the weighted fit
 recovers known weights, the reported held-out figures are what a tracker with the saved
 value file gives, and its corrections have exact expectation 0."""
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.evaluation.luck import features3, load_value
-from experiments.evaluation.luck.fit3 import demean, pair_diffs, split
-from experiments.evaluation.luck.fit5 import Fit5Config, events_path
-from experiments.evaluation.luck.fit5 import record as record5
-from experiments.evaluation.luck.fit6 import (
+from carioca_experiments.evaluation.luck import features3, load_value
+from carioca_experiments.evaluation.luck.fit3 import demean, pair_diffs, split
+from carioca_experiments.evaluation.luck.fit5 import Fit5Config, events_path
+from carioca_experiments.evaluation.luck.fit5 import record as record5
+from carioca_experiments.evaluation.luck.fit6 import (
     Fit6Config,
     NormalEquations,
     centred_event,
@@ -25,7 +25,7 @@ from experiments.evaluation.luck.fit6 import (
     targets,
     targets_path,
 )
-from experiments.evaluation.luck.playout import read_rows
+from carioca_experiments.evaluation.luck.playout import read_rows
 from tests.test_luck import check_exact, small_position
 
 #: short deals and playouts, so that a deck takes a fraction of a second
@@ -129,8 +129,8 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     saved value file loads, its corrections have exact expectation 0 on the stacked
     positions, and the reported held-out ratio is the one a tracker with it gives when the
     recording's games are replayed."""
-    from experiments.evaluation.luck.fit3 import fit_games
-    from experiments.evaluation.luck.fit5 import play_game
+    from carioca_experiments.evaluation.luck.fit3 import fit_games
+    from carioca_experiments.evaluation.luck.fit5 import play_game
 
     _targets(tmp_path / "t")
     rec = Fit5Config("record", players=(2,), contracts=(1,), decks=10, seed=62, out=str(tmp_path / "h"))
@@ -159,7 +159,7 @@ def test_fit_reports_what_a_tracker_with_the_saved_value_gives(tmp_path: Path) -
     assert (1.0 - net["r2"]["validation"]) * spread / (2 * val.sum()) == pytest.approx(kept, abs=0.01 + 1e-3 * kept)
     assert "minus_v3" in report["heldout"]["v6-network"]
     # the saved network gives the reported held-out ratio through fit5's forward pass
-    from experiments.evaluation.luck.fit5 import network_corrections
+    from carioca_experiments.evaluation.luck.fit5 import network_corrections
 
     saved = dict(np.load(tmp_path / "t" / "network-p2-c1.npz"))
     by_net = network_corrections(saved, data)

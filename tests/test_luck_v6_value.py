@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck import (
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck import (
     DrawNetValue,
     LuckTracker,
     ValueFileError,
@@ -34,11 +34,11 @@ from experiments.evaluation.luck import (
     shipped_versions,
     value_by_fingerprint,
 )
-from experiments.evaluation.luck import value as value_module
-from experiments.evaluation.luck.fit import fit_deck
-from experiments.evaluation.luck.fit6 import ExportConfig, export, main, rounding_deviation
-from experiments.evaluation.luck.measure import play_deal
-from experiments.evaluation.luck.value import MLP_PARAMS, NET_DECIMALS, net_inputs
+from carioca_experiments.evaluation.luck import value as value_module
+from carioca_experiments.evaluation.luck.fit import fit_deck
+from carioca_experiments.evaluation.luck.fit6 import ExportConfig, export, main, rounding_deviation
+from carioca_experiments.evaluation.luck.measure import play_deal
+from carioca_experiments.evaluation.luck.value import MLP_PARAMS, NET_DECIMALS, net_inputs
 from tests.test_luck_v3 import random_draw_net
 
 
@@ -133,7 +133,7 @@ def test_corrections_are_the_same_bytes_after_a_round_trip_and_in_another_proces
     assert isinstance(loaded, DrawNetValue) and loaded.fingerprint == value.fingerprint
     here = _tracked(value, 11)
     assert _tracked(loaded, 11) == here
-    script = ("import sys; from experiments.evaluation.luck import load_value; "
+    script = ("import sys; from carioca_experiments.evaluation.luck import load_value; "
               "from tests.test_luck_v6_value import _tracked; "
               "sys.stdout.write(_tracked(load_value(sys.argv[1]), 11).hex())")
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True,
@@ -379,9 +379,9 @@ def test_version_6_is_found_only_with_its_file(tmp_path: Path, monkeypatch: pyte
     """Without value-v6.json, version 6 is reported as not shipped (a clear error where it is
     asked for); with it, shipped_version, value_by_fingerprint, measure's --values and the
     tournament's --luck-value find it."""
-    from experiments.evaluation.luck import measure
-    from experiments.evaluation.tournament import TournamentError
-    from experiments.evaluation.tournament.cli import _luck_fingerprint
+    from carioca_experiments.evaluation.luck import measure
+    from carioca_experiments.evaluation.tournament import TournamentError
+    from carioca_experiments.evaluation.tournament.cli import _luck_fingerprint
 
     v6_path = tmp_path / "value-v6.json"
     monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})
@@ -409,8 +409,8 @@ def test_a_tournament_and_measure_widths_correct_with_a_shipped_version_6(tmp_pa
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """With a value-v6.json shipped, a tournament corrected by its fingerprint reports what
     measure widths computes on the same deals with ``--values 3 6``."""
-    from experiments.evaluation.luck.measure import corrected_pairs
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.luck.measure import corrected_pairs
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     v6_path = tmp_path / "value-v6.json"
     monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})

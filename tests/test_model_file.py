@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.model_file import compact_model_file, is_model_file, weight_dtypes
+from carioca_agents.model_file import compact_model_file, is_model_file, weight_dtypes
 from carioca_env.observation import obs_layout
-from experiments.training.imitate.config import ImitateConfig
-from experiments.training.imitate.learn import _forward, build_model
+from carioca_experiments.training.imitate.config import ImitateConfig
+from carioca_experiments.training.imitate.learn import _forward, build_model
 
 
 def _saved(tmp_path: Path, card_head: bool = True) -> Path:

@@ -1,4 +1,4 @@
-"""The opponent model of search's determinizations (agents.opponent_model): only unseen
+"""The opponent model of search's determinizations (carioca_agents.opponent_model): only unseen
 cards move, nothing hidden is read, seeded, and the hands it deals are further along."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.opponent_model import _replay, informed_determinization, informed_hidden, stock_draws
-from agents.search import SearchAgent
+from carioca_agents.opponent_model import _replay, informed_determinization, informed_hidden, stock_draws
+from carioca_agents.search import SearchAgent
 from carioca_env import Game, InvalidPositionError
 from carioca_env.analysis import analyze
 from carioca_env.cards import cards_of

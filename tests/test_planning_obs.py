@@ -8,8 +8,14 @@ import random
 import numpy as np
 import pytest
 
-from agents.advice import ADVICE_SIZE, PLAY_TARGETS_PER_SEAT, advice_play_size, encode_advice, encode_advice_play
-from agents.heuristic import HeuristicAgent
+from carioca_agents.advice import (
+    ADVICE_SIZE,
+    PLAY_TARGETS_PER_SEAT,
+    advice_play_size,
+    encode_advice,
+    encode_advice_play,
+)
+from carioca_agents.heuristic import HeuristicAgent
 from carioca_env import Game, GameConfig, carioca_v0
 from carioca_env.analysis import analyze, counts_minus, sim_table, unseen_counts
 from carioca_env.cards import JOKER, NUM_CARD_TYPES

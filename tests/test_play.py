@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig, RecordError
-from experiments.apps import play, replay
+from carioca_experiments.apps import play, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +93,7 @@ def test_end_of_input_saves_like_quit(tmp_path: Path) -> None:
 
 def test_play_command_line_through_a_real_pipe(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "play", "--bots", "random", "--players", "3",
+        [sys.executable, "-m", "carioca_experiments.cli", "play", "--bots", "random", "--players", "3",
          "--seed", "5", "--save", str(tmp_path / "g.json")],
         input="draw discard\nnonsense\ndiscard JK\n1\nquit\n", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )
@@ -155,7 +155,7 @@ def test_replay_refuses_edited_truncated_and_foreign_records(tmp_path: Path) -> 
 
 
 def test_tournament_keeps_sampled_records_that_replay(tmp_path: Path) -> None:
-    from experiments.evaluation.tournament import TournamentConfig, read_results, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, read_results, run_tournament
 
     config = TournamentConfig(agents=("heuristic", "random"), players=2, contracts=(1, 2), decks=2, max_turns=300)
     run_tournament(config, tmp_path, workers=1, progress=False, write_summary=False, log=lambda m: None, record_every=3)

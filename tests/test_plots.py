@@ -1,4 +1,4 @@
-"""experiments.common.plots and the plots that use it: legends beside the data, bands only where they mean something."""
+"""carioca_experiments.common.plots and the plots that use it: legends beside the data, bands only where they mean something."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.collections import PolyCollection
 
-from experiments.common.plots import MIN_BAND_DECKS, eval_units, learning_curves_figure
+from carioca_experiments.common.plots import MIN_BAND_DECKS, eval_units, learning_curves_figure
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "rl_results"
 
@@ -67,7 +67,7 @@ def test_band_with_enough_decks_is_drawn_and_clipped_to_the_axis() -> None:
 
 
 def test_learning_curves_have_one_legend_below_the_panels() -> None:
-    from experiments.training.train import read_eval_csv
+    from carioca_experiments.training.train import read_eval_csv
 
     curves = {d.name: read_eval_csv(d / "eval.csv") for d in sorted((FIXTURE / "models").iterdir())}
     fig = learning_curves_figure(curves)
@@ -97,7 +97,7 @@ def test_learning_curve_step_ticks_never_overlap(models: int) -> None:
 
 
 def test_eleven_series_get_eleven_styles() -> None:
-    from experiments.common.plots import series_styles
+    from carioca_experiments.common.plots import series_styles
 
     # the results notebook's penalty plot shows 11 agents for the shipped learned set
     for n in (1, 10, 11, 20, 24):
@@ -126,7 +126,7 @@ def saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_train_all_plots_keep_legends_off_the_data(tmp_path: Path, saved_figures: list[Any]) -> None:
-    from experiments.training.train_all import report
+    from carioca_experiments.training.train_all import report
 
     out = tmp_path / "rl"
     shutil.copytree(FIXTURE, out)
@@ -136,7 +136,7 @@ def test_train_all_plots_keep_legends_off_the_data(tmp_path: Path, saved_figures
 
 
 def test_tournament_plots_keep_legends_off_the_data(tmp_path: Path, saved_figures: list[Any]) -> None:
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     config = TournamentConfig(agents=("random", "greedy", "heuristic"), players=3, contracts=(1, 2), decks=2,
                               seed=1, max_turns=200)

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from agents.plugins import PluginError, parse_kwargs, worker_problem
-from agents.registry import make_agent, register
-from experiments.evaluation.tournament import (
+from carioca_agents.plugins import PluginError, parse_kwargs, worker_problem
+from carioca_agents.registry import make_agent, register
+from carioca_experiments.evaluation.tournament import (
     RESULTS_FILE,
     TournamentConfig,
     TournamentError,
     run_tournament,
 )
 
-EXAMPLE = "py:agents.examples.my_agent:make_agent"
+EXAMPLE = "py:carioca_agents.examples.my_agent:make_agent"
 
 
 def _lines(out: Path) -> list[str]:
@@ -36,8 +36,8 @@ def test_plugin_arguments_are_json_where_they_parse() -> None:
 
 @pytest.mark.parametrize(("spec", "words"), [
     ("py:no_such_module_xyz:make", "cannot import module 'no_such_module_xyz'"),
-    ("py:agents.examples.my_agent:nope", "has no callable 'nope'"),
-    ("py:agents.examples.my_agent", "is not py:MODULE:FACTORY"),
+    ("py:carioca_agents.examples.my_agent:nope", "has no callable 'nope'"),
+    ("py:carioca_agents.examples.my_agent", "is not py:MODULE:FACTORY"),
     (EXAMPLE + ":patience", "KEY=VALUE"),
     (EXAMPLE + ":colour=red", "cannot be called"),
     (EXAMPLE + ":patience=-1", "patience must be a non-negative integer"),
@@ -55,7 +55,7 @@ def test_an_installed_entry_point_is_a_spec(tmp_path: Path, monkeypatch: pytest.
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: carioca-test-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(
-        "[carioca_env.agents]\ndumper = agents.examples.my_agent:make_agent\nbroken = no_such_mod_q:f\n")
+        "[carioca_env.agents]\ndumper = carioca_agents.examples.my_agent:make_agent\nbroken = no_such_mod_q:f\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     agent = make_agent("dumper:patience=4", 1)
     assert agent.patience == 4 and agent.name == "dumper:patience=4"
@@ -75,7 +75,7 @@ def test_a_plugin_plays_in_a_local_tournament_with_two_workers(tmp_path: Path) -
 
 
 def _runtime_factory(arg: str, seed: int):  # type: ignore[no-untyped-def]
-    from agents.random_agent import RandomAgent
+    from carioca_agents.random_agent import RandomAgent
 
     return RandomAgent(seed)
 
@@ -95,7 +95,7 @@ def test_an_agent_registered_at_run_time_is_refused_for_workers_with_a_hint(tmp_
 
 def test_the_installed_carioca_command_loads_a_plugin_from_the_working_directory(tmp_path: Path) -> None:
     """A console script has no working directory on sys.path; the command adds it for
-    py: specs only (agents.plugins.allow_working_directory), in spawned workers too."""
+    py: specs only (carioca_agents.plugins.allow_working_directory), in spawned workers too."""
     import os
     import shutil
     import subprocess

@@ -7,7 +7,7 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.ppo_policy import CariocaMaskablePolicy, InverseCdfMaskableCategorical, inverse_cdf_sample
+from carioca_agents.ppo_policy import CariocaMaskablePolicy, InverseCdfMaskableCategorical, inverse_cdf_sample
 from carioca_env.wrappers import CariocaSingleAgentEnv
 
 
@@ -92,8 +92,8 @@ def test_play_logits_are_the_training_forward_pass_on_a_shipped_model(name: str)
     # and sb3's own distribution give, on the observations of real play
     import numpy as np
 
-    from agents.ppo_agent import load_model, masked_logits, resolve_model_path
-    from agents.ppo_policy import policy_latents
+    from carioca_agents.ppo_agent import load_model, masked_logits, resolve_model_path
+    from carioca_agents.ppo_policy import policy_latents
     from carioca_env import carioca_v0
 
     model, card = load_model(resolve_model_path(name))

@@ -1,4 +1,4 @@
-"""experiments.common.progress: bars only on a terminal; every command's bar goes through the helper."""
+"""carioca_experiments.common.progress: bars only on a terminal; every command's bar goes through the helper."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.common.progress import is_terminal, progress_bar
+from carioca_experiments.common.progress import is_terminal, progress_bar
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def test_tournament_cli_log_has_no_carriage_returns(tmp_path: Path) -> None:
 
     out = tmp_path / "t"
     proc = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "tournament", "--agents", "a=random", "b=random", "--contracts", "1",
+        [sys.executable, "-m", "carioca_experiments.cli", "tournament", "--agents", "a=random", "b=random", "--contracts", "1",
          "--deals", "2", "--max-turns", "100", "--workers", "1", "--out", str(out)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},

@@ -1,4 +1,4 @@
-"""experiments.evaluation.ratings: batch Bradley-Terry ratings that do not depend on the order of the deals."""
+"""carioca_experiments.evaluation.ratings: batch Bradley-Terry ratings that do not depend on the order of the deals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from experiments.evaluation.ratings import (
+from carioca_experiments.evaluation.ratings import (
     ELO_SCALE,
     RatingError,
     deck_comparisons,

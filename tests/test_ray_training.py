@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
+from carioca_experiments import cli
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the [ray] extra")
 
-from experiments.common.ray_cluster import local_runtime_env  # noqa: E402
-from experiments.training.sweep import SweepError, parse_grid, point_name, read_trials  # noqa: E402
+from carioca_experiments.common.ray_cluster import local_runtime_env  # noqa: E402
+from carioca_experiments.training.sweep import SweepError, parse_grid, point_name, read_trials  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_a_tiny_sweep_over_two_seeds_reports_both(tmp_path: Path, ray_cluster: N
 
 
 def test_train_all_on_ray_trains_each_model_as_a_task_then_plays_on_ray(tmp_path: Path, ray_cluster: None) -> None:
-    from experiments.training import train_all
+    from carioca_experiments.training import train_all
 
     parser = argparse.ArgumentParser()
     train_all.add_arguments(parser)

@@ -1,4 +1,4 @@
-"""The shared writers of experiments.common: atomic files and the report (CSV, text, JSON, figures)."""
+"""The shared writers of carioca_experiments.common: atomic files and the report (CSV, text, JSON, figures)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from carioca_env.records import write_atomic
-from experiments.common.files import write_file
-from experiments.common.report import Report, csv_text
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.report import Report, csv_text
 
 
 def test_write_atomic_takes_text_and_bytes_and_replaces_the_file_whole(tmp_path: Path) -> None:

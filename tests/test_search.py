@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from agents.heuristic import V1_PARAMS, HeuristicAgent
-from agents.registry import Param, SpecError, describe, make_agent, register
-from agents.search import SearchAgent
+from carioca_agents.heuristic import V1_PARAMS, HeuristicAgent
+from carioca_agents.registry import Param, SpecError, describe, make_agent, register
+from carioca_agents.search import SearchAgent
 from carioca_env import Game, GameConfig, MoveKind
 
 # ---------------------------------------------------------------------------- spec syntax
@@ -21,7 +21,7 @@ def test_spec_keys_are_typed() -> None:
     assert (agent.sims, agent.top, agent.rollout_spec, agent.ms) == (7, 2, "greedy", 0.0)
     assert agent.name == "search:sims=7,top=2,rollout=greedy"
     assert make_agent("search:ms=300,rollout=greedy").ms == 300.0
-    from agents.greedy import GreedyAgent
+    from carioca_agents.greedy import GreedyAgent
 
     assert all(isinstance(p, GreedyAgent) for p in agent.policies)
     assert all(isinstance(p, HeuristicAgent) for p in make_agent("search").policies)
@@ -174,7 +174,7 @@ def test_search_keeps_the_heuristic_move_unless_another_is_clearly_better() -> N
 
 
 def test_only_contracts_whose_opening_closes_the_deal_are_races() -> None:
-    from agents.search import opening_closes
+    from carioca_agents.search import opening_closes
 
     races = {deal for deal in range(1, 8) if opening_closes(Game(GameConfig(2, (deal,)), seed=0).view(0))}
     assert races == {6, 7}  # R12: the contract lays the whole hand

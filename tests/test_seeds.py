@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from experiments.common import seeds
-from experiments.common.seeds import derive_seed
+from carioca_experiments.common import seeds
+from carioca_experiments.common.seeds import derive_seed
 
 OLD_SEEDS = {
     "TOURNAMENT": [

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.model_file import weight_dtypes
-from agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
-from agents.registry import make_agent
+from carioca_agents.model_file import weight_dtypes
+from carioca_agents.ppo_agent import SHIPPED_DIR, ModelLoadError, PPOAgent, resolve_model_path, shipped_models
+from carioca_agents.registry import make_agent
 from carioca_env.errors import CariocaError
 
 from random_play import assert_plays_legally
@@ -67,7 +67,7 @@ def test_shipped_model_plays_only_legal_moves_on_every_contract(name: str) -> No
 
 
 def test_names_load_from_any_working_directory(tmp_path: Path) -> None:
-    code = ("from agents.registry import make_agent; import sys; "
+    code = ("from carioca_agents.registry import make_agent; import sys; "
             f"a = make_agent('ppo:{NAMES[0]}'); print(a.path)")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -93,8 +93,8 @@ def test_an_unshipped_name_lists_the_shipped_ones_and_paths_still_work(tmp_path:
 def test_card_says_what_the_network_is(name: str) -> None:
     """The card's features, card head and advice prior are the loaded network's (``--init``
     reads them)."""
-    from agents.action_prior import AdvicePassThrough, AdvicePriorHead
-    from agents.ppo_policy import CardScores
+    from carioca_agents.action_prior import AdvicePassThrough, AdvicePriorHead
+    from carioca_agents.ppo_policy import CardScores
     from carioca_env.observation import obs_layout
 
     agent = make_agent(f"ppo:{name}", seed=0)

@@ -1,4 +1,4 @@
-"""experiments.common.stats: intervals agree with scipy.stats, bounded bootstrap, seeded, and n/a without data."""
+"""carioca_experiments.common.stats: intervals agree with scipy.stats, bounded bootstrap, seeded, and n/a without data."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.common.stats import (
+from carioca_experiments.common.stats import (
     bootstrap_mean_ci,
     format_interval,
     mean_ci,

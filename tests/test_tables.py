@@ -1,4 +1,4 @@
-"""experiments.common.tables and the tournament summary's tables: no stray blank lines, n/a intervals, Markdown."""
+"""carioca_experiments.common.tables and the tournament summary's tables: no stray blank lines, n/a intervals, Markdown."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.common.tables import markdown_table, text_table, wrap_cell
-from experiments.evaluation.tournament import TournamentConfig, run_tournament
+from carioca_experiments.common.tables import markdown_table, text_table, wrap_cell
+from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
 
 def test_rules_only_between_groups_of_several_rows() -> None:
@@ -63,7 +63,7 @@ def test_train_all_report_prints_na_for_single_deck_intervals(tmp_path: Path) ->
     import json
     import shutil
 
-    from experiments.training.train_all import report
+    from carioca_experiments.training.train_all import report
 
     out = tmp_path / "rl"
     shutil.copytree(Path(__file__).resolve().parent / "data" / "rl_results", out)

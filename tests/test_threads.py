@@ -1,4 +1,4 @@
-"""Torch threads where the project builds or loads a network (agents.threads)."""
+"""Torch threads where the project builds or loads a network (carioca_agents.threads)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.threads import ENV_VAR, limit_torch_threads, torch_threads
+from carioca_agents.threads import ENV_VAR, limit_torch_threads, torch_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def _threads_after_loading(env_value: str | None) -> str:
     if env_value is not None:
         env[ENV_VAR] = env_value
     code = ("import torch; torch.set_num_threads(2)\n"
-            "from agents.ppo_agent import load_model\n"
+            "from carioca_agents.ppo_agent import load_model\n"
             "load_model('contract1')\n"
             "print(torch.get_num_threads())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
@@ -54,7 +54,7 @@ def test_loading_a_model_for_play_sets_one_thread_unless_told_otherwise():
 
 def test_the_cli_refuses_a_malformed_variable_in_one_line(tmp_path: Path):
     env = {**os.environ, ENV_VAR: "many"}
-    out = subprocess.run([sys.executable, "-m", "experiments.cli", "train", "--steps", "64", "--out", str(tmp_path / "r"),
+    out = subprocess.run([sys.executable, "-m", "carioca_experiments.cli", "train", "--steps", "64", "--out", str(tmp_path / "r"),
                           "--no-progress", "--no-tensorboard"], capture_output=True, text=True, cwd=ROOT, env=env,
                          timeout=300)
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [

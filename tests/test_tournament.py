@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
-from experiments.common.seeds import TOURNAMENT, derive_seed
-from experiments.evaluation.tournament import (
+from carioca_experiments import cli
+from carioca_experiments.common.seeds import TOURNAMENT, derive_seed
+from carioca_experiments.evaluation.tournament import (
     FORMAT_VERSION,
     RESULTS_FILE,
     TournamentConfig,
@@ -251,7 +251,7 @@ def test_resume_after_sigkill_gives_the_same_summary(tmp_path: Path) -> None:
     cfg = TournamentConfig(agents=("a=random", "b=random"), players=2, contracts=(3, 4), decks=4, seed=1, max_turns=1200)
     killed = tmp_path / "killed"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "experiments.cli", "tournament", *args, "--out", str(killed), "--workers", "1",
+        [sys.executable, "-m", "carioca_experiments.cli", "tournament", *args, "--out", str(killed), "--workers", "1",
          "--no-progress"],
         cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -359,7 +359,7 @@ class _FailsOnContract2:
     """An agent that plays randomly but raises on contract 2."""
 
     def __init__(self, seed: int) -> None:
-        from agents.random_agent import RandomAgent
+        from carioca_agents.random_agent import RandomAgent
 
         self.inner = RandomAgent(seed)
 
@@ -373,7 +373,7 @@ class _FailsOnContract2:
 
 
 def test_a_failing_agent_stops_the_tournament_and_keeps_the_results(tmp_path: Path) -> None:
-    from agents.registry import register
+    from carioca_agents.registry import register
 
     register("test-fails-on-2", lambda arg, seed: _FailsOnContract2(seed))
     cfg = TournamentConfig(agents=("a=random", "b=test-fails-on-2"), players=2, contracts=(1, 2), decks=2,
@@ -407,7 +407,7 @@ def test_summary_definitions_on_the_results(tmp_path: Path) -> None:
 
 
 def test_cli_help_works() -> None:
-    out = subprocess.run([sys.executable, "-m", "experiments.cli", "tournament", "--help"], cwd=REPO, env=_env(),
+    out = subprocess.run([sys.executable, "-m", "carioca_experiments.cli", "tournament", "--help"], cwd=REPO, env=_env(),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     for option in ("--agents", "--players", "--contracts", "--deals", "--workers", "--max-turns", "--out",
@@ -439,7 +439,7 @@ def test_cli_tiny_tournament_end_to_end(tmp_path: Path, capsys: pytest.CaptureFi
 def test_presets_and_default_out_dir() -> None:
     parser, _ = cli.build_parser()
     args = parser.parse_args(["tournament", "--quick", "--agents", "random", "--deals", "3"])
-    from experiments.evaluation.tournament import config_from_args
+    from carioca_experiments.evaluation.tournament import config_from_args
 
     cfg = config_from_args(args, log=lambda m: None)
     assert cfg.contracts == (1, 2) and cfg.decks == 3 and cfg.players == 2 and cfg.agents == ("random",)

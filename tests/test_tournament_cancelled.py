@@ -2,7 +2,7 @@
 
 The engine deals a cancelled deal again (same contract, same dealer), and the tournament
 records the deal once: the penalties of the attempt that was played out, and in
-``cancelled`` how many attempts were void before it (:mod:`experiments.evaluation.tournament.play`).
+``cancelled`` how many attempts were void before it (:mod:`carioca_experiments.evaluation.tournament.play`).
 The summary must count those redeals, per deal played and per agent at the table, and
 otherwise treat the deal like any other: one observation per seat, in its deck's unit of
 the paired differences, with the penalties it recorded (never the void attempt's zeros).
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.evaluation.tournament.config import TournamentConfig, lineups
-from experiments.evaluation.tournament.results import FORMAT_NAME, FORMAT_VERSION, RESULTS_FILE, result_line
-from experiments.evaluation.tournament.summary import summarize
-from experiments.evaluation.tournament.tasks import make_tasks
+from carioca_experiments.evaluation.tournament.config import TournamentConfig, lineups
+from carioca_experiments.evaluation.tournament.results import FORMAT_NAME, FORMAT_VERSION, RESULTS_FILE, result_line
+from carioca_experiments.evaluation.tournament.summary import summarize
+from carioca_experiments.evaluation.tournament.tasks import make_tasks
 
 #: Three agents at two seats, so a deck is played in six lineups and the paired
 #: difference (every deal of a deck) and the head-to-head one (shared tables) differ.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
+from carioca_experiments import cli
 
 REPO = Path(__file__).resolve().parents[1]
 BASE = ["tournament", "--agents", "a=random", "b=random", "--contracts", "1", "--decks", "1", "--max-turns", "100",

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import (
+from carioca_agents.ppo_agent import (
     ModelLoadError,
     ModelMismatchError,
     PPOAgent,
@@ -28,11 +28,11 @@ from agents.ppo_agent import (
     model_card,
     play_view,
 )
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig
 from carioca_env.actions import action_table
 from carioca_env.observation import encode_observation
-from experiments.training.train import (
+from carioca_experiments.training.train import (
     TrainConfig,
     TrainError,
     latest_checkpoint,
@@ -196,7 +196,7 @@ def test_missing_or_corrupt_model_files_give_clear_errors(tmp_path: Path) -> Non
 
 
 def test_ppo_registry_spec_with_the_shipped_model(tmp_path: Path) -> None:
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     assert (SHIPPED / "model.zip").exists(), "the shipped model agents/models/contract1 is part of the repository"
     agent = make_agent(f"ppo:{SHIPPED}", seed=3)
@@ -215,7 +215,7 @@ def test_ppo_registry_spec_with_the_shipped_model(tmp_path: Path) -> None:
 
 
 def test_registry_builds_scripted_agents_without_torch() -> None:
-    code = ("import sys; from agents.registry import make_agent; make_agent('random'); make_agent('greedy'); "
+    code = ("import sys; from carioca_agents.registry import make_agent; make_agent('random'); make_agent('greedy'); "
             "print('torch' in sys.modules, 'sb3_contrib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -249,7 +249,7 @@ def test_resume_from_checkpoint_continues_num_timesteps(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_saves_a_checkpoint_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import experiments.training.train.loop as train_mod  # where train() looks run_evaluation up
+    import carioca_experiments.training.train.loop as train_mod  # where train() looks run_evaluation up
 
     real = train_mod.run_evaluation
 
@@ -283,7 +283,7 @@ def test_self_play_pool_draws_snapshots(tmp_path: Path) -> None:
 
 
 def test_train_command_line(tmp_path: Path) -> None:
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     out = tmp_path / "cli"
     code = main(["train", "--contract", "full", "--steps", "256", "--n-envs", "2", "--set", "rollout_steps=256",
@@ -302,7 +302,7 @@ def test_train_command_line(tmp_path: Path) -> None:
 
 
 def test_experiment_report_on_the_fixture(tmp_path: Path) -> None:
-    from experiments.training.train_all import report
+    from carioca_experiments.training.train_all import report
 
     out = tmp_path / "rl"
     shutil.copytree(FIXTURE, out)
@@ -380,7 +380,7 @@ def test_results_notebook_executes_on_the_fixture() -> None:
 def test_train_all_quick_runs_every_stage(tmp_path: Path) -> None:
     import argparse
 
-    from experiments.training import train_all
+    from carioca_experiments.training import train_all
 
     parser = argparse.ArgumentParser()
     train_all.add_arguments(parser)
@@ -404,8 +404,8 @@ def test_run_clock_adds_the_saved_sessions_and_refuses_a_broken_state_file(tmp_p
     """A resumed run's clock starts from the seconds its state file recorded, saving keeps
     the file's other keys, and a state file that is not JSON, not an object, or whose time
     is not a number is refused with a TrainError naming it (not a traceback)."""
-    from experiments.training.train.errors import TrainError
-    from experiments.training.train.files import RunClock
+    from carioca_experiments.training.train.errors import TrainError
+    from carioca_experiments.training.train.files import RunClock
 
     state = tmp_path / "state.json"
     fresh = RunClock(state)

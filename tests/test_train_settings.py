@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.cli import main
-from experiments.training.train import SETTING_SPECS, TRAIN_SETTINGS, TrainConfig, TrainError, parse_settings, train
+from carioca_experiments.cli import main
+from carioca_experiments.training.train import (
+    SETTING_SPECS,
+    TRAIN_SETTINGS,
+    TrainConfig,
+    TrainError,
+    parse_settings,
+    train,
+)
 
 BAD_SETTINGS = [
     ("batch_size=0", "batch_size"),

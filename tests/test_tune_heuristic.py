@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.heuristic import PRESETS, V1_PARAMS, HeuristicAgent, make_heuristic
-from experiments.cli import main
-from experiments.training.tune_heuristic import SEARCH_SPACE, evaluate, tuning_deck
+from carioca_agents.heuristic import PRESETS, V1_PARAMS, HeuristicAgent, make_heuristic
+from carioca_experiments.cli import main
+from carioca_experiments.training.tune_heuristic import SEARCH_SPACE, evaluate, tuning_deck
 
 
 def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,7 +44,7 @@ def test_the_objective_is_the_candidate_minus_greedy_and_changes_with_the_weight
 
 
 def test_tuning_decks_are_their_own() -> None:
-    from experiments.evaluation.tournament import TournamentConfig, deal_deck
+    from carioca_experiments.evaluation.tournament import TournamentConfig, deal_deck
 
     cards, dealer, _ = tuning_deck(0, 2, 1, 0)
     assert sorted(cards) == sorted(tuning_deck(0, 2, 1, 1)[0]) and 0 <= dealer < 2

@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from carioca_env import PENALTY, Game, parse_card
-from experiments.apps.serve.frames import card_list
-from experiments.apps.serve.safepath import SafeRoot
-from experiments.apps.serve.sessions import GameStore
+from carioca_experiments.apps.serve.frames import card_list
+from carioca_experiments.apps.serve.safepath import SafeRoot
+from carioca_experiments.apps.serve.sessions import GameStore
 
 from web_helpers import CHROMIUM_ARGS, live_server, play_person, stacked_deck, swap_deck, write_played_record
 

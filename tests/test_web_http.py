@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from carioca_env import Game, GameConfig, IllegalMoveError, InvalidNotationError, card_str, parse_move
-from experiments.apps.serve.app import create_app
-from experiments.apps.serve.clicks import meld_readings, resolve_opening
-from experiments.apps.serve.frames import card_list
-from experiments.apps.serve.replays import build_replay
-from experiments.apps.serve.safepath import PathRefused, SafeRoot
-from experiments.apps.serve.sessions import GameStore, StaleMove
+from carioca_experiments.apps.serve.app import create_app
+from carioca_experiments.apps.serve.clicks import meld_readings, resolve_opening
+from carioca_experiments.apps.serve.frames import card_list
+from carioca_experiments.apps.serve.replays import build_replay
+from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
+from carioca_experiments.apps.serve.sessions import GameStore, StaleMove
 
 from web_helpers import stacked_deck, write_played_record
 
@@ -344,7 +344,7 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
     their most likely move is the one the ppo agent plays."""
     import shutil
 
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     served = tmp_path / "s"
     shutil.copytree(ROOT / "agents" / "models" / "contract1", served / "models" / "contract1")
@@ -378,7 +378,7 @@ def test_policy_probabilities_match_the_agent(tmp_path: Path) -> None:
 
 
 def test_front_page_and_tournament_page(tmp_path: Path) -> None:
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     served = tmp_path / "s"
     run_tournament(TournamentConfig(agents=("random", "greedy"), players=2, contracts=(1,), decks=2),
@@ -403,7 +403,7 @@ def test_front_page_and_tournament_page(tmp_path: Path) -> None:
 
 
 def test_serve_help_and_a_missing_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["serve", "--help"])
@@ -502,7 +502,7 @@ def test_carioca_serve_binds_loopback_by_default(tmp_path: Path) -> None:
 
     write_played_record(tmp_path / "r.json", players=2, deals=(1,))
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "serve", "--records", str(tmp_path), "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "carioca_experiments.cli", "serve", "--records", str(tmp_path), "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30

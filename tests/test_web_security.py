@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import agents.ppo_agent as ppo_agent
-from agents.allowlist import Allowlist, SpecRefused, model_files, parse_plugin_option
-from agents.registry import SpecError, build_agent, parse_spec
-from experiments.apps.serve.app import create_app
-from experiments.apps.serve.cli import _plugins
+import carioca_agents.ppo_agent as ppo_agent
+from carioca_agents.allowlist import Allowlist, SpecRefused, model_files, parse_plugin_option
+from carioca_agents.registry import SpecError, build_agent, parse_spec
+from carioca_experiments.apps.serve.app import create_app
+from carioca_experiments.apps.serve.cli import _plugins
 
 from web_helpers import write_played_record
 
@@ -37,7 +37,7 @@ def served(tmp_path: Path) -> Path:
     (code / f"{SENTINEL}.py").write_text(
         "from pathlib import Path\n"
         f"Path({str(tmp_path / 'imported.txt')!r}).write_text('imported')\n"
-        "from agents.random_agent import RandomAgent\n"
+        "from carioca_agents.random_agent import RandomAgent\n"
         "def make(seed=0, **kw):\n    return RandomAgent(seed)\n"
     )
     return folder
@@ -177,7 +177,7 @@ def test_an_entry_point_plugin_is_played_only_by_the_operators_label(served: Pat
 
 
 def test_a_py_plugin_label_plays_and_survives_a_restart_only_with_its_flag(served: Path) -> None:
-    plugins = _plugins(("mine=py:agents.examples.my_agent:make_agent:patience=2",))
+    plugins = _plugins(("mine=py:carioca_agents.examples.my_agent:make_agent:patience=2",))
     c = TestClient(create_app(served, plugins))
     game = c.post("/api/games", json={"bots": ["mine"], "seat": 1, "deals": [1]}).json()
     assert game["names"] == ["mine", "you"]
@@ -195,11 +195,11 @@ def test_a_py_plugin_label_plays_and_survives_a_restart_only_with_its_flag(serve
     ("bad label=greedy", "plugin label"),
     ("x=py:no_such_module_q:f", "cannot be built"),
     ("x=nosuch", "unknown agent"),
-    ("x=py:agents.examples.my_agent", "py:MODULE:FACTORY"),
+    ("x=py:carioca_agents.examples.my_agent", "py:MODULE:FACTORY"),
 ])
 def test_carioca_serve_refuses_a_bad_plugin_option_with_exit_2(option: str, words: str, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    from experiments.cli import main
+    from carioca_experiments.cli import main
 
     assert main(["serve", "--records", str(tmp_path), "--allow-plugin", option]) == 2
     err = capsys.readouterr().err

@@ -15,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from carioca_env import PENALTY, Game, MoveKind
-from experiments.apps.serve.app import WebState, create_app, game_state, play_state
-from experiments.apps.serve.curves import HEIGHT, WIDTH, learning_curve, nice_ticks, read_points
-from experiments.apps.serve.deals import DealLog
-from experiments.apps.serve.frames import card_list, display_name, last_event
-from experiments.apps.serve.replays import build_replay
-from experiments.apps.serve.safepath import SafeRoot
-from experiments.apps.serve.sessions import GameStore
-from experiments.evaluation.ratings import Rating
+from carioca_experiments.apps.serve.app import WebState, create_app, game_state, play_state
+from carioca_experiments.apps.serve.curves import HEIGHT, WIDTH, learning_curve, nice_ticks, read_points
+from carioca_experiments.apps.serve.deals import DealLog
+from carioca_experiments.apps.serve.frames import card_list, display_name, last_event
+from carioca_experiments.apps.serve.replays import build_replay
+from carioca_experiments.apps.serve.safepath import SafeRoot
+from carioca_experiments.apps.serve.sessions import GameStore
+from carioca_experiments.evaluation.ratings import Rating
 
 from web_helpers import play_person, write_played_record
 

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from agents.random_agent import RandomAgent
+from carioca_agents.random_agent import RandomAgent
 from carioca_env.errors import InvalidConfigError
 from carioca_env.wrappers import CariocaSingleAgentEnv
 

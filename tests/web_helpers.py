@@ -10,11 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import Game, GameConfig, parse_cards, stack_deck
 
 if TYPE_CHECKING:
-    from experiments.apps.serve.sessions import GameStore
+    from carioca_experiments.apps.serve.sessions import GameStore
 
 #: seat 0 (the person) can open 8C 8D 8H / KS KH KD at once and lay 8S off afterwards;
 #: greedy (seat 1) holds pairs it cannot complete from the cards the person discards
@@ -58,7 +58,7 @@ def live_server(folder: Path) -> Iterator[str]:
     """``carioca serve``'s app on a free loopback port in a thread; yields its base URL."""
     import uvicorn
 
-    from experiments.apps.serve.app import create_app
+    from carioca_experiments.apps.serve.app import create_app
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(folder), host="127.0.0.1", port=port, log_level="warning"))

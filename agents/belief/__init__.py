@@ -15,15 +15,15 @@ Three beliefs, by name (:func:`make_belief`, search's ``belief=`` key):
 
 - ``uniform``: every arrangement of the unseen cards is equally likely
   (:func:`carioca_env.determinize.determinize_view`);
-- ``rule``: today's rule model (:mod:`agents.opponent_model`): an unopened opponent's
+- ``rule``: today's rule model (:mod:`carioca_agents.opponent_model`): an unopened opponent's
   hidden cards replay ``factor`` draws per stock draw it made, keeping what helps;
-- ``learned``: the newest shipped learned model (:mod:`agents.belief.learned`), fitted on game
+- ``learned``: the newest shipped learned model (:mod:`carioca_agents.belief.learned`), fitted on game
   records of the built-in agents;
 - ``inferred``: a base belief's samples (``learned`` unless told) weighted by how well they
   explain each opponent's last turn if the opponent plays the heuristic
-  (:mod:`agents.belief.inferred`);
+  (:mod:`carioca_agents.belief.inferred`);
 - ``filtered``: a particle filter over the opponents' hands that explains every opponent
-  turn of the deal under the same model (:mod:`agents.belief.filtered`), falling back to a
+  turn of the deal under the same model (:mod:`carioca_agents.belief.filtered`), falling back to a
   base belief (``learned`` unless told) where it cannot run.
 """
 
@@ -34,7 +34,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from agents.opponent_model import DEFAULT_FACTOR, informed_determinization, informed_hidden
+from carioca_agents.opponent_model import DEFAULT_FACTOR, informed_determinization, informed_hidden
 from carioca_env import Game, PlayerView
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import determinize_view, hidden_slots, unseen_pool
@@ -100,7 +100,7 @@ class UniformBelief(Belief):
 
 
 class RuleBelief(Belief):
-    """Today's rule model (:mod:`agents.opponent_model`) with its replay ``factor``."""
+    """Today's rule model (:mod:`carioca_agents.opponent_model`) with its replay ``factor``."""
 
     name = "rule"
 
@@ -121,7 +121,7 @@ class RuleBelief(Belief):
         return out / self.samples
 
     def sample(self, view: PlayerView, rng: random.Random) -> Game:
-        """:func:`agents.opponent_model.informed_determinization`."""
+        """:func:`carioca_agents.opponent_model.informed_determinization`."""
         return informed_determinization(view, rng, self.factor)
 
 
@@ -129,21 +129,21 @@ def make_belief(name: str, factor: float = DEFAULT_FACTOR, base: str = "learned"
     """The belief named ``name``: ``uniform``, ``rule`` (with the replay ``factor``),
     ``learned`` (the newest shipped model), a shipped learned model's name (``belief-v1``),
     ``inferred`` (candidates from the belief named ``base``, ``pool`` of them per view:
-    :class:`agents.belief.inferred.InferredBelief`) or ``filtered`` (``pool`` particles,
-    falling back to ``base``: :class:`agents.belief.filtered.FilteredBelief`).
+    :class:`carioca_agents.belief.inferred.InferredBelief`) or ``filtered`` (``pool`` particles,
+    falling back to ``base``: :class:`carioca_agents.belief.filtered.FilteredBelief`).
 
     Raises:
         ValueError: an unknown name, a ``base`` that is ``inferred`` or ``filtered``, or a ``pool`` below 1.
-        agents.belief.model.BeliefModelError: a learned model that does not load.
+        carioca_agents.belief.model.BeliefModelError: a learned model that does not load.
     """
     if name in ("inferred", "filtered"):
-        from agents.belief.inferred import DEFAULT_POOL, InferredBelief
+        from carioca_agents.belief.inferred import DEFAULT_POOL, InferredBelief
 
         if base in ("inferred", "filtered"):
             raise ValueError(f"the base of the {name} belief cannot be the {base} belief")
         size = DEFAULT_POOL if pool is None else pool
         if name == "filtered":
-            from agents.belief.filtered import FilteredBelief
+            from carioca_agents.belief.filtered import FilteredBelief
 
             return FilteredBelief(make_belief(base, factor), size)
         return InferredBelief(make_belief(base, factor), size)
@@ -151,10 +151,10 @@ def make_belief(name: str, factor: float = DEFAULT_FACTOR, base: str = "learned"
         return UniformBelief()
     if name == "rule":
         return RuleBelief(factor)
-    from agents.belief.model import BELIEF_NAME, SHIPPED_BELIEF
+    from carioca_agents.belief.model import BELIEF_NAME, SHIPPED_BELIEF
 
     if name == "learned" or BELIEF_NAME.match(name):
-        from agents.belief.learned import LearnedBelief
+        from carioca_agents.belief.learned import LearnedBelief
 
         return LearnedBelief.load(SHIPPED_BELIEF if name == "learned" else name)
     raise ValueError(f"unknown belief {name!r}; known: {', '.join(BELIEFS)} (or a shipped model such as belief-v1)")

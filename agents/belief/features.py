@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.opponent_model import stock_draws
+from carioca_agents.opponent_model import stock_draws
 from carioca_env import PlayerView
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, PENALTY, rank_of, suit_of
 from carioca_env.melds import HIGH_ACE, LOW_ACE, MeldKind, card_positions

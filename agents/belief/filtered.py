@@ -1,9 +1,9 @@
 """The filtered belief: a particle filter that explains every opponent turn of the deal.
 
-:mod:`agents.belief.inferred` weights candidate hands by each opponent's *last* turn only.
+:mod:`carioca_agents.belief.inferred` weights candidate hands by each opponent's *last* turn only.
 :class:`FilteredBelief` explains all of them.  It runs a particle filter (sequential
 importance resampling with Metropolis-Hastings rejuvenation) over the opponents' hands
-along the deal's public history, under the model of :mod:`agents.belief.inferred`: the
+along the deal's public history, under the model of :mod:`carioca_agents.belief.inferred`: the
 cards are dealt uniformly at random and each opponent plays the heuristic with
 probability ``1 - eps``, else a uniform legal move.
 
@@ -20,7 +20,7 @@ played, is one step: a stock draw's card is drawn uniformly from the cards not p
 then and not in the particle's hands, restricted to the cards that let the turn's melds,
 lay-offs and discard come from the hand (so a particle is not killed by a discard it
 could explain; the importance weight takes the restriction's prior mass); the weight is
-multiplied by the turn's likelihood (:func:`agents.belief.inferred.turn_likelihood` with
+multiplied by the turn's likelihood (:func:`carioca_agents.belief.inferred.turn_likelihood` with
 the drawn card given).  When the effective sample size falls below
 :data:`RESAMPLE_AT` of the pool the particles are resampled (systematic).  After every
 step each particle gets ``moves`` Metropolis-Hastings moves on the opponent that just
@@ -76,8 +76,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agents.belief import Belief
-from agents.belief.inferred import (
+from carioca_agents.belief import Belief
+from carioca_agents.belief.inferred import (
     DEFAULT_EPS,
     DEFAULT_POOL,
     OpponentTurn,
@@ -86,8 +86,8 @@ from agents.belief.inferred import (
     shown_cards,
     turn_likelihood,
 )
-from agents.belief.sampling import game_with_hidden
-from agents.heuristic import HeuristicAgent
+from carioca_agents.belief.sampling import game_with_hidden
+from carioca_agents.heuristic import HeuristicAgent
 from carioca_env import Game, PlayerView
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, cards_of, deck_counts, rank_of, suit_of
 from carioca_env.determinize import unseen_pool

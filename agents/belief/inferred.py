@@ -1,11 +1,11 @@
 """The inferred belief: a base belief's samples weighted by how well they explain the opponents' play.
 
-A per-card belief (:mod:`agents.belief.learned`) says which cards an opponent tends to
+A per-card belief (:mod:`carioca_agents.belief.learned`) says which cards an opponent tends to
 hold; it cannot say that *this* hand would not have discarded what the opponent just
 discarded.  :class:`InferredBelief` adds that: it draws ``pool`` candidate hidden hands from
 a base belief, weights each candidate by the likelihood of every opponent's most recent
 turn (its pile decision, any opening, lay-offs or swaps, and its discard) under an assumed
-policy (the heuristic, :class:`agents.heuristic.HeuristicAgent`, mixed with a uniform
+policy (the heuristic, :class:`carioca_agents.heuristic.HeuristicAgent`, mixed with a uniform
 choice among the legal moves with weight ``eps``, so that no candidate is impossible: the
 real opponent need not be the heuristic), and resamples (sampling importance resampling).
 
@@ -15,7 +15,7 @@ each seat took, surely holds and discarded) is replayed from the public history
 (:func:`last_turns`); the opponent's hand then is the candidate's hand with the cards the
 opponent showed since put back.  The heuristic's move at that moment is computed from that
 reconstructed view; a random tie among its best moves counts as a uniform choice among
-them (its declared choice, :class:`agents.base.DeclaredChoice`).  Before a stock draw the
+them (its declared choice, :class:`carioca_agents.base.DeclaredChoice`).  Before a stock draw the
 hand held one card fewer, which card is not seen: the pile decision is averaged over the
 cards of the hand after the draw that could have been the drawn one (those it did not
 surely hold before), each copy alike.
@@ -41,11 +41,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import declared_choice
-from agents.belief import Belief
-from agents.belief.learned import LearnedBelief
-from agents.belief.sampling import game_with_hidden, sample_hidden
-from agents.heuristic import HeuristicAgent
+from carioca_agents.base import declared_choice
+from carioca_agents.belief import Belief
+from carioca_agents.belief.learned import LearnedBelief
+from carioca_agents.belief.sampling import game_with_hidden, sample_hidden
+from carioca_agents.heuristic import HeuristicAgent
 from carioca_env import Game, Move, Phase, PlayerView
 from carioca_env.cards import NUM_CARD_TYPES, cards_of
 from carioca_env.meld_moves import view_meld_moves

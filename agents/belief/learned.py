@@ -1,10 +1,10 @@
-"""The learned belief: a per-contract softmax over card features (:mod:`agents.belief.features`).
+"""The learned belief: a per-contract softmax over card features (:mod:`carioca_agents.belief.features`).
 
 For an opponent ``s`` with ``k`` hidden cards, one unseen copy of card type ``c`` has the
-weight ``exp(features[s, c] @ theta)``; :func:`agents.belief.sampling.inclusion` turns the
+weight ``exp(features[s, c] @ theta)``; :func:`carioca_agents.belief.sampling.inclusion` turns the
 weights into the probability that the copy is hidden in ``s``'s hand (summing to ``k``),
-and :func:`agents.belief.sampling.sample_game` draws determinizations with exactly those
-marginals.  The weights are fitted by ``experiments.training.belief`` on game records of the
+and :func:`carioca_agents.belief.sampling.sample_game` draws determinizations with exactly those
+marginals.  The weights are fitted by ``carioca_experiments.training.belief`` on game records of the
 built-in agents, from decks no evaluation deals.
 
 A calibrated model (:meth:`BeliefModel.calibrated`) scales the logits by its temperature
@@ -20,17 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.belief import Belief
-from agents.belief.features import view_features
-from agents.belief.model import SHIPPED_BELIEF, BeliefModel, load_belief_model
-from agents.belief.sampling import inclusion, sample_game
+from carioca_agents.belief import Belief
+from carioca_agents.belief.features import view_features
+from carioca_agents.belief.model import SHIPPED_BELIEF, BeliefModel, load_belief_model
+from carioca_agents.belief.sampling import inclusion, sample_game
 from carioca_env import Game, PlayerView
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import hidden_slots, unseen_pool
 
 
 class LearnedBelief(Belief):
-    """A :class:`~agents.belief.model.BeliefModel` as a belief.
+    """A :class:`~carioca_agents.belief.model.BeliefModel` as a belief.
 
     The weights of the last view asked about are kept, so the many samples a search draws
     from one decision's view compute its features once.
@@ -78,5 +78,5 @@ class LearnedBelief(Belief):
         return out
 
     def sample(self, view: PlayerView, rng: random.Random) -> Game:
-        """:func:`agents.belief.sampling.sample_game` with this view's weights."""
+        """:func:`carioca_agents.belief.sampling.sample_game` with this view's weights."""
         return sample_game(view, self.weights(view).tolist(), rng)

@@ -1,7 +1,7 @@
 """The learned belief's model file: per-contract softmax weights over card features.
 
 A model holds, for each contract, one weight per feature of
-:mod:`agents.belief.features`; an opponent's weight for one unseen copy of card type
+:mod:`carioca_agents.belief.features`; an opponent's weight for one unseen copy of card type
 ``c`` is ``exp(features[s, c] @ theta[contract])``.  It is stored as JSON (no pickle: a
 file is data, never code) with the feature names and version it was fitted on, how it
 was trained, and a fingerprint of the weights that loading checks.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.belief.features import FEATURE_VERSION, FEATURES
+from carioca_agents.belief.features import FEATURE_VERSION, FEATURES
 from carioca_env.errors import CariocaError
 
 #: Where shipped belief models are (``NAME.json``).

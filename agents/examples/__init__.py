@@ -1,1 +1,1 @@
-"""Example agents written as a user would write them, entered through plugin specs (:mod:`agents.plugins`)."""
+"""Example agents written as a user would write them, entered through plugin specs (:mod:`carioca_agents.plugins`)."""

@@ -3,7 +3,7 @@
 Copy this file into your own package (or next to where you run ``carioca``) and name it
 with a ``py:`` spec; nothing in this project has to know about it::
 
-    carioca tournament --agents mine=py:agents.examples.my_agent:make_agent:patience=2 random \\
+    carioca tournament --agents mine=py:carioca_agents.examples.my_agent:make_agent:patience=2 random \\
         --players 2 --decks 20 --workers 2
 
 (for a ``my_agent.py`` in the working directory: ``py:my_agent:make_agent:patience=2``).
@@ -62,5 +62,5 @@ class HighCardDumper:
 
 
 def make_agent(seed: int = 0, patience: int = 1) -> HighCardDumper:
-    """The plugin factory: ``py:agents.examples.my_agent:make_agent[:patience=N]``."""
+    """The plugin factory: ``py:carioca_agents.examples.my_agent:make_agent[:patience=N]``."""
     return HighCardDumper(seed, patience)

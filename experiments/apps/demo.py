@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from carioca_env import Game, GameConfig, cards_str
 from carioca_env.view import Phase
-from experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, int_at_least
+from carioca_experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, int_at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from agents.registry import make_agent
+from carioca_agents.registry import make_agent
 from carioca_env import CariocaError, Game, GameConfig, InvalidConfigError, Move, parse_move
 from carioca_env.errors import excerpt
 from carioca_env.view import Phase
-from experiments.apps.textview import view_text
-from experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, check_writable_file, int_at_least
+from carioca_experiments.apps.textview import view_text
+from carioca_experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, check_writable_file, int_at_least
 
 QUIT_WORDS = ("quit", "exit", "q")
 

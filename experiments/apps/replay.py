@@ -18,8 +18,8 @@ from carioca_env import CariocaError, Game, RecordError
 from carioca_env.errors import excerpt
 from carioca_env.records import read_record
 from carioca_env.view import Phase
-from experiments.apps.textview import grouped_hand, view_text
-from experiments.common.argtypes import int_at_least
+from carioca_experiments.apps.textview import grouped_hand, view_text
+from carioca_experiments.common.argtypes import int_at_least
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,6 @@
 - :mod:`.progress`: progress bars that stay quiet off a terminal;
 - :mod:`.ray_cluster`: joining or starting a Ray cluster, and cleaning up after one.
 
-Nothing here imports :mod:`experiments.evaluation`, :mod:`experiments.training` or
-:mod:`experiments.apps`.
+Nothing here imports :mod:`carioca_experiments.evaluation`, :mod:`carioca_experiments.training` or
+:mod:`carioca_experiments.apps`.
 """

@@ -144,7 +144,7 @@ def check_agent_specs(option: str, specs: Sequence[str], players: int | None = N
     Raises:
         error: naming ``option``, the spec and why it does not build.
     """
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
     from carioca_env.errors import excerpt
 
     built = []

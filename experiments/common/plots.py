@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from experiments.common.stats import FEW_DECKS
+from carioca_experiments.common.stats import FEW_DECKS
 
 __all__ = ["MIN_BAND_DECKS", "eval_units", "learning_curves_figure", "legend_outside"]
 

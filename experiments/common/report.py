@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common.files import write_file
+from carioca_experiments.common.files import write_file
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Mapping[str, Any]], *, digits: int | None = None,

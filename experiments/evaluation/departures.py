@@ -2,12 +2,12 @@
 
 Usage::
 
-    python -m experiments.evaluation.departures --agent learned DIR [DIR ...] [--rollouts 4] [--out FILE]
+    python -m carioca_experiments.evaluation.departures --agent learned DIR [DIR ...] [--rollouts 4] [--out FILE]
 
 Each DIR is a finished tournament (``carioca tournament``) in which the agent labelled
 ``--agent`` is a search agent (``search``, ``search:KEY=VALUE``, ``cheat-search``).  Every
 deal it sat in is played again, move for move: a task's deck, seats and agent seeds are
-functions of the tournament's config (:func:`experiments.evaluation.tournament.play.setup_deal`),
+functions of the tournament's config (:func:`carioca_experiments.evaluation.tournament.play.setup_deal`),
 and an agent's decisions of its seed, so the replay is the deal that was played (checked:
 the same hands, dealer and penalties as its result line).
 
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from experiments.common.seeds import DEPARTURES, derive_seed
-from experiments.common.stats import mean_ci
+from carioca_experiments.common.seeds import DEPARTURES, derive_seed
+from carioca_experiments.common.stats import mean_ci
 
 
 class DepartureError(ValueError):
@@ -73,9 +73,9 @@ def _tournaments(config: DeparturesConfig) -> list[tuple[Any, list[dict[str, Any
         DepartureError: a folder without results, an agent label it does not hold, or a
             spec that is not a search agent.
     """
-    from agents.registry import make_agent
-    from experiments.evaluation.tournament.errors import TournamentError
-    from experiments.evaluation.tournament.results import RESULTS_FILE, read_results
+    from carioca_agents.registry import make_agent
+    from carioca_experiments.evaluation.tournament.errors import TournamentError
+    from carioca_experiments.evaluation.tournament.results import RESULTS_FILE, read_results
 
     if config.rollouts < 1:
         raise DepartureError(f"--rollouts must be at least 1, got {config.rollouts}")
@@ -107,12 +107,12 @@ def replay_deal(tc: Any, result: dict[str, Any], agent: str, rollouts: int) -> l
     Raises:
         DepartureError: the replay is not the deal of the result line.
     """
-    from agents.cheat import show_true_game
-    from agents.heuristic import HeuristicAgent
-    from agents.search import rollout_value
+    from carioca_agents.cheat import show_true_game
+    from carioca_agents.heuristic import HeuristicAgent
+    from carioca_agents.search import rollout_value
     from carioca_env import cards_str
-    from experiments.evaluation.tournament import make_tasks
-    from experiments.evaluation.tournament.play import deal_penalties, setup_deal
+    from carioca_experiments.evaluation.tournament import make_tasks
+    from carioca_experiments.evaluation.tournament.play import deal_penalties, setup_deal
 
     (task,) = [t for t in make_tasks(tc) if t.id == result["task"]]
     game, agents, seeds = setup_deal(tc, task)
@@ -175,8 +175,8 @@ def replay_deal(tc: Any, result: dict[str, Any], agent: str, rollouts: int) -> l
 
 def search_lead(samples: list[list[float]], i: int) -> tuple[float, float]:
     """Candidate ``i``'s mean lead over candidate 0 on the search's rollouts and its
-    standard error (:meth:`agents.search.SearchAgent.lead`; 0 for candidate 0 itself)."""
-    from agents.search import SearchAgent
+    standard error (:meth:`carioca_agents.search.SearchAgent.lead`; 0 for candidate 0 itself)."""
+    from carioca_agents.search import SearchAgent
 
     if i == 0:
         return 0.0, 0.0
@@ -232,7 +232,7 @@ def run(config: DeparturesConfig, log: TextIO | None = None) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring): 0, 2 on bad input, 130 after Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="python -m experiments.evaluation.departures",
+    parser = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.departures",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", required=True, help="the label of the search agent in the tournaments")
     parser.add_argument("--rollouts", type=int, default=4, help="heuristic rollouts per candidate from the true game")

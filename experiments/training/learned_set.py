@@ -28,7 +28,7 @@ relative.
 
 Seeds, and why the final tournament's decks are fresh
     Imitation games are dealt from ``derive_seed(seed, ...)`` in the ``carioca-imitate``
-    namespace (:mod:`experiments.training.imitate.config`); training episodes from the env's own
+    namespace (:mod:`carioca_experiments.training.imitate.config`); training episodes from the env's own
     seeded generator; training evaluations are duplicate tournaments with tournament
     seed ``--eval-seed`` (default 1).  The final tournament uses tournament seed
     ``--tournament-seed`` (default 2026): a different seed of the tournament's namespace,
@@ -56,14 +56,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.common.argtypes import check_output_path
-from experiments.common.files import write_file
-from experiments.common.report import Report, pyplot
-from experiments.training.imitate.config import ImitateConfig
-from experiments.training.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
+from carioca_experiments.common.argtypes import check_output_path
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.report import Report, pyplot
+from carioca_experiments.training.imitate.config import ImitateConfig
+from carioca_experiments.training.train import ALL_CONTRACTS, TrainConfig, TrainError, check_writable, train
 
 if TYPE_CHECKING:
-    from experiments.training.train_all import TrainAllConfig
+    from carioca_experiments.training.train_all import TrainAllConfig
 
 #: The pipeline's defaults (chosen by the measurements in docs/results/2026-12-01-learned-set.md).
 PIPELINE: dict[str, Any] = {
@@ -168,7 +168,7 @@ def _imitate_entry(card: dict[str, Any]) -> dict[str, Any]:
 
 def run_pipeline(args: TrainAllConfig, log: Any = None) -> Path:
     """Run (or resume) every model of the set; returns the output folder."""
-    from experiments.training.imitate.pipeline import run_imitation
+    from carioca_experiments.training.imitate.pipeline import run_imitation
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(args.out)
@@ -245,7 +245,7 @@ def final_tournament(args: TrainAllConfig, log: Any = None) -> list[Path]:
     ``luck_correction`` (``--luck-correction``) the summaries also hold the luck-corrected
     paired differences.
     """
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(args.out)
@@ -302,13 +302,13 @@ def paired_rows_of(tournaments: Sequence[tuple[dict[str, Any], list[dict[str, An
                    baselines: Sequence[str] = BASELINES) -> list[dict[str, Any]]:
     """:func:`paired_rows` of tournaments already read: each a results file's header and
     its deal lines (a caller may leave some deals out, say the decks of an unfinished
-    tournament); :func:`experiments.evaluation.tournament.summary.table_mate_rows` with
+    tournament); :func:`carioca_experiments.evaluation.tournament.summary.table_mate_rows` with
     the learned labels found.
 
     Raises:
         ValueError: as :func:`paired_rows`.
     """
-    from experiments.evaluation.tournament.summary import table_mate_rows
+    from carioca_experiments.evaluation.tournament.summary import table_mate_rows
 
     labels = [a.partition("=")[0] if "=" in a else a for h, _ in tournaments for a in h["config"]["agents"]]
     learned = list(learned_labels) if learned_labels is not None else [
@@ -367,7 +367,7 @@ def plot_curves(files: Report) -> Path | None:
     the heuristic (learned minus heuristic, penalty points per deal, 95% interval) over steps
     and over wall time."""
     out = files.folder
-    from experiments.training.train import read_eval_csv
+    from carioca_experiments.training.train import read_eval_csv
 
     curves = {}
     for f in sorted(out.glob("p*/*/ppo/eval.csv")):
@@ -438,14 +438,14 @@ def ship(out: Path, spec: str) -> Path:
     """Copy the fine-tuned model ``T/P`` of ``out`` to ``agents/models/NAME`` (``spec`` is
     ``NAME=T/P``, e.g. ``contract3-p4=contract3/4``; ``NAME=T/P/imitate`` ships the
     imitation model instead, when the measurements say it plays better); the card's paths
-    become relative, and the weights are stored in float16 (:mod:`agents.model_file`).
+    become relative, and the weights are stored in float16 (:mod:`carioca_agents.model_file`).
 
     Raises:
         TrainError: a malformed spec, a bad name, an unfinished model, a file that is no
             model, or a card holding an absolute path outside ``out`` (nothing is copied then).
     """
-    from agents.model_file import STORED_DTYPE, compact_model_file, is_model_file
-    from agents.ppo_agent import SHIPPED_DIR
+    from carioca_agents.model_file import STORED_DTYPE, compact_model_file, is_model_file
+    from carioca_agents.ppo_agent import SHIPPED_DIR
 
     name, target, players, stage = parse_ship(spec)
     src = out / f"p{players}" / target / stage
@@ -474,7 +474,7 @@ def parse_ship(spec: str) -> tuple[str, str, int, str]:
     Raises:
         TrainError: a malformed spec, a name a shipped model cannot have, or an unknown target.
     """
-    from agents.ppo_agent import SHIPPED_NAME
+    from carioca_agents.ppo_agent import SHIPPED_NAME
 
     name, sep, where = spec.partition("=")
     target, _, rest = where.partition("/")

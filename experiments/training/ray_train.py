@@ -1,7 +1,7 @@
 """Training runs as Ray tasks (``carioca train-all --backend ray``).
 
 Each run (one model's training with its learning-curve evaluations,
-:func:`experiments.training.train.train`) is one Ray task that asks for ``cpus_per_run`` CPUs;
+:func:`carioca_experiments.training.train.train`) is one Ray task that asks for ``cpus_per_run`` CPUs;
 Ray runs as many at once as the cluster has room for and sets each worker's thread
 count to its request.  Runs are independent and resumable: a run folder that already
 holds its steps is skipped by the caller, and a run whose worker died is retried by Ray
@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common.ray_cluster import RayUnavailable, connect
-from experiments.training.train import TrainConfig, TrainError
+from carioca_experiments.common.ray_cluster import RayUnavailable, connect
+from carioca_experiments.training.train import TrainConfig, TrainError
 
 #: One run: a name (for messages), its configuration, its folder.
 Job = tuple[str, TrainConfig, Path]
@@ -29,7 +29,7 @@ def _train_one(config: TrainConfig, out: str) -> dict[str, Any]:
     """What a Ray worker runs: one training run into ``out``; a short report back."""
     import time
 
-    from experiments.training.train import train
+    from carioca_experiments.training.train import train
 
     start = time.monotonic()
     lines: list[str] = []

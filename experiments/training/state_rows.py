@@ -1,8 +1,8 @@
 """Labelled states gathered in memory before they become a shard: the columns every
 kind of shard shares.
 
-An imitation shard (:mod:`experiments.training.imitate.dataset`) and a rollout-advantage
-shard (:mod:`experiments.training.improve.labels`) both hold, per labelled state, the
+An imitation shard (:mod:`carioca_experiments.training.imitate.dataset`) and a rollout-advantage
+shard (:mod:`carioca_experiments.training.improve.labels`) both hold, per labelled state, the
 learner's observation and mask, the label's action id and where the state comes from
 (seat, game seed, game index, step, contract).  :class:`StateRows` holds those columns;
 each kind of shard subclasses it with its own columns.

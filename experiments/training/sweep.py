@@ -11,7 +11,7 @@ What it does
     Every point of the grid (the product of the ``--grid KEY=V1/V2/...`` lists; a
     ``KEY`` is a training setting of ``carioca train --set``, values separated by ``/``)
     is trained once per ``--seeds`` seed: each (point, seed) is one Ray Tune trial that
-    asks for ``--cpus-per-trial`` CPUs and runs :func:`experiments.training.train.train` into
+    asks for ``--cpus-per-trial`` CPUs and runs :func:`carioca_experiments.training.train.train` into
     ``OUT/trials/<point>/seed<k>`` (resumable: a rerun skips finished trials).  At the
     end of its training each trial plays its evaluation, a duplicate tournament against
     ``--eval-opponent`` (default ``heuristic``) on ``--eval-decks`` fresh decks (seed
@@ -21,11 +21,11 @@ What it does
 
     The table (printed, ``OUT/sweep.md``; every trial in ``OUT/sweep.csv``) gives per
     point each seed's difference and their mean with a 95% t-interval over seeds
-    (:func:`experiments.common.stats.mean_ci`): the spread between seeds is the uncertainty that
+    (:func:`carioca_experiments.common.stats.mean_ci`): the spread between seeds is the uncertainty that
     matters when comparing settings.
 
 Where it runs: ``--address`` / ``RAY_ADDRESS``, else a Ray started here with the
-machine's CPUs (see :mod:`experiments.common.ray_cluster`).  On a cluster of several machines
+machine's CPUs (see :mod:`carioca_experiments.common.ray_cluster`).  On a cluster of several machines
 ``--out`` must be on a filesystem every node mounts at the same path.
 """
 
@@ -44,11 +44,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from experiments.common.files import write_file
-from experiments.common.ray_cluster import RayUnavailable, connect
-from experiments.common.report import Report
-from experiments.common.stats import mean_ci
-from experiments.training.train import DEFAULT_N_ENVS, TrainConfig, TrainError, check_writable, parse_settings
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.ray_cluster import RayUnavailable, connect
+from carioca_experiments.common.report import Report
+from carioca_experiments.common.stats import mean_ci
+from carioca_experiments.training.train import DEFAULT_N_ENVS, TrainConfig, TrainError, check_writable, parse_settings
 
 #: ``--quick``: a smoke run in a minute or two (the test's size).
 QUICK: dict[str, Any] = {"steps": 256, "seeds": [0, 1], "eval_decks": 1, "n_envs": 2,
@@ -98,7 +98,7 @@ def _trial(params: dict[str, Any]) -> None:
     """One Tune trial: train one (point, seed) and report its final evaluation."""
     from ray import tune
 
-    from experiments.training.train import train
+    from carioca_experiments.training.train import train
 
     base = dict(params["base"])
     settings = {**base.pop("settings"), **params["point"]}
@@ -195,7 +195,7 @@ def check_sweep(base: TrainConfig, points: list[dict[str, Any]], seeds: list[int
     Raises:
         SweepError: naming what is wrong.
     """
-    from experiments.common.argtypes import check_agent_specs
+    from carioca_experiments.common.argtypes import check_agent_specs
 
     if not seeds or len(set(seeds)) != len(seeds) or any(isinstance(x, bool) or not isinstance(x, int) or x < 0
                                                          for x in seeds):
@@ -344,7 +344,7 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
                        cpus_per_trial=args.cpus_per_trial, address=args.address)
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "rerun the same command to resume"
 
 

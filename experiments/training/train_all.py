@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
-from experiments.common.files import write_file
-from experiments.common.plots import eval_units
-from experiments.common.report import Report, pyplot
-from experiments.common.stats import format_interval
-from experiments.training.train import (
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.plots import eval_units
+from carioca_experiments.common.report import Report, pyplot
+from carioca_experiments.common.stats import format_interval
+from carioca_experiments.training.train import (
     ALL_CONTRACTS,
     DEFAULT_N_ENVS,
     TrainConfig,
@@ -57,7 +57,7 @@ from experiments.training.train import (
     read_eval_csv,
     train,
 )
-from experiments.training.train.evaluation import has_corrected
+from carioca_experiments.training.train.evaluation import has_corrected
 
 BASELINES = ("random", "greedy", "heuristic")
 
@@ -119,7 +119,7 @@ class TrainAllConfig:
     pipeline: str | None = None
     final_tournament: bool = False
     #: the tournaments also record each deal's luck and report luck-corrected paired
-    #: differences (``--luck-correction``, :mod:`experiments.evaluation.luck`)
+    #: differences (``--luck-correction``, :mod:`carioca_experiments.evaluation.luck`)
     luck_correction: bool = False
     eval_seed: int = 1
     ship: tuple[str, ...] = ()
@@ -169,7 +169,7 @@ class TrainAllConfig:
                 raise TrainError(f"--decks must be an integer >= 1, got {self.decks}")
             if self.final_tournament or self.pipeline == "imitate+ppo":
                 self._check_luck(self.players)
-            from experiments.training import learned_set
+            from carioca_experiments.training import learned_set
 
             learned_set.check(self)  # every --ship and the folders too, before the first model is trained
             return
@@ -202,7 +202,7 @@ class TrainAllConfig:
         """Refuse ``--luck-correction`` at a player count or contract the shipped value function has no model for."""
         if not self.luck_correction:
             return
-        from experiments.training.imitate.pipeline import luck_problem
+        from carioca_experiments.training.imitate.pipeline import luck_problem
 
         for p in players:
             problem = luck_problem(p, tuple(self.contracts))
@@ -214,7 +214,7 @@ class TrainAllConfig:
         """The luck value function's fingerprint the tournaments record (``--luck-correction``), or ``None``."""
         if not self.luck_correction:
             return None
-        from experiments.evaluation.luck import shipped_value
+        from carioca_experiments.evaluation.luck import shipped_value
 
         return shipped_value().fingerprint
 
@@ -224,8 +224,8 @@ def run_experiment(config: TrainAllConfig, log: Any = None) -> Path:
 
     Every option, agent spec and the folder are checked before anything is written.
     """
-    from experiments.common.argtypes import check_agent_specs
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.common.argtypes import check_agent_specs
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     say = log or (lambda m: print(m, file=sys.stderr))
     config.check()
@@ -267,7 +267,7 @@ def run_experiment(config: TrainAllConfig, log: Any = None) -> Path:
         if name not in {j[0] for j in jobs}:
             say(f"[train-all] {name}: already trained ({_trained_steps(d)} steps)")
     if args.backend == "ray":  # each run a Ray task (experiments/training/ray_train.py)
-        from experiments.training.ray_train import train_on_ray
+        from carioca_experiments.training.ray_train import train_on_ray
 
         train_on_ray(jobs, address=args.address, log=say)
     else:
@@ -474,10 +474,10 @@ def report(out: str | Path, log: Any = None) -> list[Path]:
 
 
 def plot(files: Report, rows: list[dict[str, Any]], curves: dict[str, list[dict[str, Any]]]) -> list[Path]:
-    """``penalty.png`` and ``learning_curves.png`` into ``files`` (see :mod:`experiments.common.plots`
+    """``penalty.png`` and ``learning_curves.png`` into ``files`` (see :mod:`carioca_experiments.common.plots`
     for the bands and legends); returns their paths."""
     plt = pyplot()
-    from experiments.common.plots import learning_curves_figure, legend_outside
+    from carioca_experiments.common.plots import learning_curves_figure, legend_outside
 
     paths = []
     groups = sorted({r["contract"] for r in rows if r["contract"] != "all"}, key=int) + ["all"]
@@ -569,7 +569,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "cards to DIR (shipped-results/ holds them for notebooks/results.ipynb)")
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "rerun the same command to resume"
 
 
@@ -593,7 +593,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_pipeline(config: TrainAllConfig) -> int:
-    from experiments.training import learned_set
+    from carioca_experiments.training import learned_set
 
     out = learned_set.run_pipeline(config)
     for spec in config.ship:

@@ -19,7 +19,7 @@ tournament uses (``carioca tournament`` derives its decks from
 tournaments use seeds 1000 and above while tuning uses 0-999 by convention.
 
 The result JSON holds every trial (weights, value), the best weights and the command;
-the best weights are adopted by copying them into ``agents.heuristic.TUNED_BY_DEAL``.
+the best weights are adopted by copying them into ``carioca_agents.heuristic.TUNED_BY_DEAL``.
 Sampler: Optuna's TPE seeded by ``--seed``; with one worker the run is reproducible.
 """
 
@@ -39,7 +39,7 @@ from carioca_env import Game, GameConfig
 from carioca_env.cards import full_deck
 from carioca_env.game_config import MAX_TURNS
 from carioca_env.records import write_atomic
-from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, check_output_path, int_at_least
+from carioca_experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, check_output_path, int_at_least
 
 #: (low, high) of each tuned weight, searched on a log scale (the weights are scales).
 SEARCH_SPACE: dict[str, tuple[float, float]] = {
@@ -84,8 +84,8 @@ def play_deal(cards: list[int], dealer: int, game_seed: int, players: int, contr
 def evaluate(params: dict[str, float], contracts: Sequence[int], players: Sequence[int], decks: int,
              seed: int, max_turns: int) -> dict[str, Any]:
     """Mean (candidate - greedy) penalty over every deck and seat rotation, and per cell."""
-    from agents.greedy import GreedyAgent
-    from agents.heuristic import HeuristicAgent
+    from carioca_agents.greedy import GreedyAgent
+    from carioca_agents.heuristic import HeuristicAgent
 
     cells: dict[str, list[float]] = {}
     for n in players:
@@ -111,7 +111,7 @@ def run_study(contracts: Sequence[int], players: Sequence[int], trials: int, dec
     """Run the Optuna study; returns the result document (see the module docstring)."""
     import optuna
 
-    from experiments.common.progress import progress_bar
+    from carioca_experiments.common.progress import progress_bar
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
@@ -174,7 +174,7 @@ class TuneConfig:
     out: Path | None = None
 
     def __post_init__(self) -> None:
-        from agents.heuristic import PRESETS
+        from carioca_agents.heuristic import PRESETS
         from carioca_env.errors import as_int
 
         for name, allowed in (("contracts", range(1, 8)), ("players", range(2, 5))):
@@ -216,13 +216,13 @@ def config_from_args(args: argparse.Namespace) -> TuneConfig:
                       decks=args.decks, seed=args.seed, max_turns=args.max_turns, start=args.start, out=args.out)
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "nothing was written (a study does not resume); rerun the command to tune again"
 
 
 def run(args: argparse.Namespace) -> int:
     """Check every option, run the tuning, write the JSON result and print the best weights."""
-    from agents.heuristic import PRESETS
+    from carioca_agents.heuristic import PRESETS
 
     config = config_from_args(args)
     start = dict(PRESETS[config.start][0])

@@ -1,9 +1,9 @@
 """The FastAPI application of ``carioca serve``: pages, the replay API and the play API.
 
 Pages are Jinja2 templates; the table is drawn in the browser by the package's own
-JavaScript (``static/``) from JSON positions (:mod:`~experiments.apps.serve.frames`).  Every
-path in a request goes through :class:`~experiments.apps.serve.safepath.SafeRoot`, every body
-through a pydantic model (:mod:`~experiments.apps.serve.models`), and every engine error comes
+JavaScript (``static/``) from JSON positions (:mod:`~carioca_experiments.apps.serve.frames`).  Every
+path in a request goes through :class:`~carioca_experiments.apps.serve.safepath.SafeRoot`, every body
+through a pydantic model (:mod:`~carioca_experiments.apps.serve.models`), and every engine error comes
 back as JSON ``{"error": message, "rule": ruling}`` with a 4xx status.
 """
 
@@ -22,20 +22,20 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from agents.allowlist import Allowlist, SpecRefused
-from agents.registry import ParsedSpec
+from carioca_agents.allowlist import Allowlist, SpecRefused
+from carioca_agents.registry import ParsedSpec
 from carioca_env import CariocaError, IllegalMoveError, RecordError, parse_move
-from experiments.apps.serve import discovery
-from experiments.apps.serve.clicks import describe, resolve_opening
-from experiments.apps.serve.curves import MAX_BYTES as MAX_EVAL_BYTES
-from experiments.apps.serve.curves import learning_curve, read_points
-from experiments.apps.serve.deals import DealLog
-from experiments.apps.serve.frames import display_name, game_frame, move_json
-from experiments.apps.serve.models import MoveRequest, NewGame, OpenRequest
-from experiments.apps.serve.replays import Replay, ReplayCache
-from experiments.apps.serve.safepath import PathRefused, SafeRoot
-from experiments.apps.serve.sessions import BotFailed, GameStore, PlaySession, StaleMove, UnknownGame
-from experiments.evaluation.ratings import RATINGS_EXPLAINED
+from carioca_experiments.apps.serve import discovery
+from carioca_experiments.apps.serve.clicks import describe, resolve_opening
+from carioca_experiments.apps.serve.curves import MAX_BYTES as MAX_EVAL_BYTES
+from carioca_experiments.apps.serve.curves import learning_curve, read_points
+from carioca_experiments.apps.serve.deals import DealLog
+from carioca_experiments.apps.serve.frames import display_name, game_frame, move_json
+from carioca_experiments.apps.serve.models import MoveRequest, NewGame, OpenRequest
+from carioca_experiments.apps.serve.replays import Replay, ReplayCache
+from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
+from carioca_experiments.apps.serve.sessions import BotFailed, GameStore, PlaySession, StaleMove, UnknownGame
+from carioca_experiments.evaluation.ratings import RATINGS_EXPLAINED
 
 HERE = Path(__file__).resolve().parent
 #: files the app serves as they are (plots and tables of results folders)
@@ -95,7 +95,7 @@ def create_app(folder: str | Path, plugins: dict[str, ParsedSpec] | None = None)
     """The web app serving ``folder`` (records, tournaments, runs; browser games go to ``web-games/``).
 
     A request may name the built-in agents, shipped models and models inside ``folder``
-    (:class:`agents.allowlist.Allowlist`), and the labels of ``plugins`` (label -> the
+    (:class:`carioca_agents.allowlist.Allowlist`), and the labels of ``plugins`` (label -> the
     operator's parsed spec: ``carioca serve --allow-plugin``), nothing else.
     """
     root = SafeRoot.of(folder)
@@ -282,8 +282,8 @@ def _add_replay_api(app: FastAPI) -> None:
             "names": replay.names,
         }
         if model:
-            from agents.ppo_agent import ModelLoadError
-            from experiments.apps.serve.policy import decision_probabilities
+            from carioca_agents.ppo_agent import ModelLoadError
+            from carioca_experiments.apps.serve.policy import decision_probabilities
 
             real = web.root.model(model)  # it and its card inside the folder, or refused
             try:
@@ -304,7 +304,7 @@ def game_state(web: WebState, session: PlaySession, bots: list[dict[str, Any]] |
 def play_state(session: PlaySession, deals: list[dict[str, Any]],
                bots: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The play page's JSON: the person's seat's view, the legal moves when it is their
-    turn, the finished ``deals`` (:mod:`~experiments.apps.serve.deals`) and the bots' last moves.
+    turn, the finished ``deals`` (:mod:`~carioca_experiments.apps.serve.deals`) and the bots' last moves.
 
     Until the game ends the frame is the seat's view (its own hand only).  The hands of a
     finished deal were counted for its scores (R14), so they are public from then on: the

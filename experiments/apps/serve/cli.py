@@ -61,8 +61,8 @@ def _plugins(texts: tuple[str, ...]) -> dict:
     Raises:
         ValueError: a bad ``LABEL=SPEC``, a label given twice, or an agent that cannot be built.
     """
-    from agents.allowlist import parse_plugin_option
-    from agents.registry import build_agent
+    from carioca_agents.allowlist import parse_plugin_option
+    from carioca_agents.registry import build_agent
 
     out = {}
     for text in texts:
@@ -87,7 +87,7 @@ def serve(config: ServeConfig) -> int:
     try:
         import uvicorn
 
-        from experiments.apps.serve.app import create_app
+        from carioca_experiments.apps.serve.app import create_app
     except ImportError as exc:
         print(f"carioca serve needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from carioca_env import Game
-from experiments.apps.serve.frames import card_list, meld_json
+from carioca_experiments.apps.serve.frames import card_list, meld_json
 
 #: games whose replay a :class:`DealLog` keeps (least recently used dropped first)
 MAX_GAMES = 32

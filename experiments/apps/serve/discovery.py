@@ -19,7 +19,7 @@ from typing import Any
 
 from carioca_env import Game, RecordError
 from carioca_env.records import read_json_file
-from experiments.apps.serve.safepath import PathRefused, SafeRoot
+from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
 
 RECORD_FORMAT = "carioca-game-record"
 MODEL_CARD_FORMAT = "carioca-ppo-model"

@@ -1,6 +1,6 @@
 """A ``ppo:`` model's probabilities over the legal moves of a decision.
 
-Computed exactly as the agent decides (:mod:`agents.ppo_agent`): the seat's
+Computed exactly as the agent decides (:mod:`carioca_agents.ppo_agent`): the seat's
 ``PlayerView`` encoded by ``encode_observation``, the legal moves as a mask of the
 action table, the policy's logits over that mask, then a softmax.  An opening is chosen
 one meld per step; for an opening that was played, every step along its melds is shown
@@ -27,7 +27,7 @@ TOP = 12
 def step_probabilities(model: Any, game: Game, pending: Sequence[Meld], features: str = "base") -> list[tuple[int, float]]:
     """``(action id, probability)`` of every legal action at this step, most likely first
     (``features``: the observation variant the model was trained on, from its card)."""
-    from agents.ppo_agent import masked_logits
+    from carioca_agents.ppo_agent import masked_logits
 
     seat = game.current_player
     view = game.view(seat)
@@ -55,7 +55,7 @@ def decision_probabilities(model_path: Path, game: Game, played: str | None) -> 
         ModelLoadError / ModelMismatchError: the model cannot be loaded, or was made for
             another number of players or layout.
     """
-    from agents.ppo_agent import card_features, load_model
+    from carioca_agents.ppo_agent import card_features, load_model
 
     model, card = load_model(model_path, game.num_players)
     features = card_features(card)

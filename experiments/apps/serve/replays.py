@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env import CariocaError, Game, RecordError, parse_move
-from experiments.apps.serve.discovery import read_json
-from experiments.apps.serve.frames import display_name
-from experiments.apps.serve.safepath import SafeRoot
+from carioca_experiments.apps.serve.discovery import read_json
+from carioca_experiments.apps.serve.frames import display_name
+from carioca_experiments.apps.serve.safepath import SafeRoot
 
 CHECKPOINT_EVERY = 16
 MAX_CACHED = 8

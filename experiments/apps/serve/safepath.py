@@ -75,7 +75,7 @@ class SafeRoot:
         Raises:
             PathRefused: as :meth:`resolve`, or no model file or card there (404).
         """
-        from agents.ppo_agent import card_path, resolve_model_path
+        from carioca_agents.ppo_agent import card_path, resolve_model_path
 
         try:
             named = self.resolve(rel, kind="any")

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.allowlist import Allowlist, model_files
-from agents.base import Agent
-from agents.registry import ParsedSpec, SpecError, build_agent
+from carioca_agents.allowlist import Allowlist, model_files
+from carioca_agents.base import Agent
+from carioca_agents.registry import ParsedSpec, SpecError, build_agent
 from carioca_env import CariocaError, Game, GameConfig, IllegalMoveError, Move, RecordError
-from experiments.apps.serve.discovery import read_json
-from experiments.apps.serve.safepath import PathRefused, SafeRoot
-from experiments.common.files import write_file
-from experiments.common.seeds import SERVE_BOT, derive_seed
+from carioca_experiments.apps.serve.discovery import read_json
+from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.seeds import SERVE_BOT, derive_seed
 
 GAMES_DIR = "web-games"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -148,7 +148,7 @@ class GameStore:
             PathRefused: a model outside the folder, or missing.
             ModelLoadError: a model whose card is unreadable or made for another table.
         """
-        from agents.ppo_agent import check_card, read_card
+        from carioca_agents.ppo_agent import check_card, read_card
 
         parsed = self.allowlist.check(spec)
         for path in model_files(parsed):

@@ -62,9 +62,9 @@ Modules (each answers one question)
     line.
 """
 
-from experiments.evaluation.bench.cli import add_arguments, run
-from experiments.evaluation.bench.clone import CLONE_RATIOS, clone_units
-from experiments.evaluation.bench.config import (
+from carioca_experiments.evaluation.bench.cli import add_arguments, run
+from carioca_experiments.evaluation.bench.clone import CLONE_RATIOS, clone_units
+from carioca_experiments.evaluation.bench.config import (
     FULL,
     PPO_CONFIGS,
     PPO_ENV,
@@ -74,17 +74,17 @@ from experiments.evaluation.bench.config import (
     TRAIN_SETTINGS,
     Sizes,
 )
-from experiments.evaluation.bench.engine import engine_units
-from experiments.evaluation.bench.env import env_units
-from experiments.evaluation.bench.machine import machine_info
-from experiments.evaluation.bench.masks import MASK_KINDS, classify, collect_states, mask_units
-from experiments.evaluation.bench.ppo import make_real_env, make_synthetic_env, ppo_units
-from experiments.evaluation.bench.presentation import format_table, report
-from experiments.evaluation.bench.profiling import print_profile, profile_hotspots
-from experiments.evaluation.bench.reference import reference_units
-from experiments.evaluation.bench.runner import FORMAT, VERSION, build_units, run_bench
-from experiments.evaluation.bench.summary import compute_ratios, summarize
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.evaluation.bench.engine import engine_units
+from carioca_experiments.evaluation.bench.env import env_units
+from carioca_experiments.evaluation.bench.machine import machine_info
+from carioca_experiments.evaluation.bench.masks import MASK_KINDS, classify, collect_states, mask_units
+from carioca_experiments.evaluation.bench.ppo import make_real_env, make_synthetic_env, ppo_units
+from carioca_experiments.evaluation.bench.presentation import format_table, report
+from carioca_experiments.evaluation.bench.profiling import print_profile, profile_hotspots
+from carioca_experiments.evaluation.bench.reference import reference_units
+from carioca_experiments.evaluation.bench.runner import FORMAT, VERSION, build_units, run_bench
+from carioca_experiments.evaluation.bench.summary import compute_ratios, summarize
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 __all__ = [
     "CLONE_RATIOS", "FORMAT", "FULL", "MASK_KINDS", "PPO_CONFIGS", "PPO_ENV", "PPO_TRAIN_CONFIG", "QUICK",

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from carioca_env.records import write_atomic
-from experiments.common.argtypes import check_writable_file, int_at_least, real_at_least
-from experiments.evaluation.bench.config import FULL, QUICK, SECTIONS, Sizes
-from experiments.evaluation.bench.presentation import report
-from experiments.evaluation.bench.runner import run_bench
+from carioca_experiments.common.argtypes import check_writable_file, int_at_least, real_at_least
+from carioca_experiments.evaluation.bench.config import FULL, QUICK, SECTIONS, Sizes
+from carioca_experiments.evaluation.bench.presentation import report
+from carioca_experiments.evaluation.bench.runner import run_bench
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ play, a state every few moves):
 - ``clone.search.decision.p2``: seconds per decision of the default ``search`` agent at
   the states where it has a real choice (measured once: it is the slow one);
   ``clone.search.decision.p2.learned``, ``.inferred`` and ``.filtered``: the same with
-  ``belief=learned``, ``belief=inferred`` and ``belief=filtered`` (:mod:`agents.belief`), at
+  ``belief=learned``, ``belief=inferred`` and ``belief=filtered`` (:mod:`carioca_agents.belief`), at
   the same states (each a cold start for ``filtered``: it replays the deal's history);
 - ``clone.search.game.p2.learned`` and ``.filtered``: seconds per searched decision of
   search with that belief in seat 0 of 2-player deals against the heuristic, played from
@@ -24,7 +24,7 @@ play, a state every few moves):
   states reached by random play, as many as ours (when OpenSpiel is installed).
 
 Sizes: ``Sizes.clone_states_per_contract``, ``clone_calls``, ``clone_search_decisions``,
-``clone_search_sims`` (:class:`experiments.evaluation.bench.config.Sizes`).
+``clone_search_sims`` (:class:`carioca_experiments.evaluation.bench.config.Sizes`).
 
 Ratios: clone vs deepcopy, clone vs OpenSpiel's clone (a different, smaller game: one
 52-card deck, 10-card hands).
@@ -41,12 +41,12 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
 def _states(seed: int, per_contract: int) -> list[Any]:
-    from agents.heuristic import HeuristicAgent
+    from carioca_agents.heuristic import HeuristicAgent
     from carioca_env import Game, GameConfig
 
     out: list[Any] = []
@@ -95,7 +95,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
         return Sample((time.perf_counter() - t0) / (len(views) * calls) * 1e6, {"states": len(views)})
 
     def rollout(rep: int) -> Sample:
-        from agents.heuristic import HeuristicAgent
+        from carioca_agents.heuristic import HeuristicAgent
 
         rng = random.Random(seed + rep)
         decisions = 0
@@ -112,7 +112,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
 
     def make_search(belief: str) -> Any:
         """The search agent the search units time: the sizes' ``sims``, or its default budget."""
-        from agents.search import SearchAgent
+        from carioca_agents.search import SearchAgent
 
         if sizes.clone_search_sims is None:
             return SearchAgent(seed=seed, belief=belief)
@@ -152,7 +152,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
                    note="the states of clone.search.decision.p2") for b in ("learned", "inferred", "filtered")]
 
     def search_game(rep: int, belief: str) -> Sample:
-        from agents.heuristic import HeuristicAgent
+        from carioca_agents.heuristic import HeuristicAgent
         from carioca_env import Game, GameConfig
 
         spent = 0.0
@@ -210,7 +210,7 @@ def _openspiel_clone(seed: int, count: Callable[[], int], calls: int) -> Callabl
     return fn
 
 
-#: (ratio key, ours, reference, against) for :func:`experiments.evaluation.bench.summary.compute_ratios`
+#: (ratio key, ours, reference, against) for :func:`carioca_experiments.evaluation.bench.summary.compute_ratios`
 CLONE_RATIOS = [
     ("clone/deepcopy", "clone.clone.p2", "clone.deepcopy.p2", "deepcopy"),
     ("clone/openspiel", "clone.clone.p2", "clone.openspiel", "OpenSpiel clone"),

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from experiments.training.train import DEFAULT_N_ENVS, DEFAULT_VEC
-from experiments.training.train import TRAIN_SETTINGS as _TRAIN
+from carioca_experiments.training.train import DEFAULT_N_ENVS, DEFAULT_VEC
+from carioca_experiments.training.train import TRAIN_SETTINGS as _TRAIN
 
 SECTIONS = ("engine", "env", "masks", "reference", "clone", "ppo")
 
 #: Training settings of the ``ppo`` section (compared with MaskablePPO's defaults): the
-#: project's own, :data:`experiments.training.train.TRAIN_SETTINGS` with the way ``carioca train``
+#: project's own, :data:`carioca_experiments.training.train.TRAIN_SETTINGS` with the way ``carioca train``
 #: runs them, so the figure is the speed of real training.  Chosen for throughput on a
 #: 2-core CPU machine (measured with this bench):
 #: - ``torch_threads`` 1: torch's default of one thread per core makes every small
@@ -36,7 +36,7 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "n_steps": _TRAIN["rollout_steps"],
     **{k: _TRAIN[k] for k in ("batch_size", "n_epochs", "learning_rate", "net_arch", "gamma", "gae_lambda",
                               "clip_range", "ent_coef", "vf_coef", "max_grad_norm")},
-    "policy": "carioca",  # agents.ppo_policy.CariocaMaskablePolicy: no torch.multinomial
+    "policy": "carioca",  # carioca_agents.ppo_policy.CariocaMaskablePolicy: no torch.multinomial
     "torch_threads": 1,
     "validate_args": False,
     "n_envs": DEFAULT_N_ENVS,

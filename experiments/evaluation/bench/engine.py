@@ -12,9 +12,9 @@ import statistics
 import time
 from typing import Any
 
-from experiments.common.seeds import BENCH, derive_seed
-from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.common.seeds import BENCH, derive_seed
+from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
 def _engine_decisions_unit(n: int, k: int, sizes: Sizes, seed: int) -> Unit:

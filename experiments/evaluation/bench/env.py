@@ -2,16 +2,16 @@
 
 ``carioca_v0`` steps per second (observation and mask built every step) per player
 count, and the single-agent wrapper's learner steps on the configuration that the
-``ppo`` section trains (:data:`experiments.evaluation.bench.config.PPO_ENV`).
+``ppo`` section trains (:data:`carioca_experiments.evaluation.bench.config.PPO_ENV`).
 """
 
 from __future__ import annotations
 
 import time
 
-from experiments.common.seeds import BENCH, derive_seed
-from experiments.evaluation.bench.config import PPO_ENV, Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.common.seeds import BENCH, derive_seed
+from carioca_experiments.evaluation.bench.config import PPO_ENV, Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
 def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:

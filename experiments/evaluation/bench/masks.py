@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from experiments.common.seeds import BENCH, derive_seed
-from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.common.seeds import BENCH, derive_seed
+from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 MASK_KINDS = (
     ("draw", "draw phase"),

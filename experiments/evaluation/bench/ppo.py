@@ -2,7 +2,7 @@
 
 On the environment ``carioca train`` builds (:func:`make_real_env`) and on a synthetic
 one of identical spaces that costs nothing (:func:`make_synthetic_env`), for each of
-:data:`experiments.evaluation.bench.config.PPO_CONFIGS` named in ``Sizes.ppo_configs``.  The two
+:data:`carioca_experiments.evaluation.bench.config.PPO_CONFIGS` named in ``Sizes.ppo_configs``.  The two
 factories are module-level functions so that ``SubprocVecEnv`` can pickle them.
 """
 
@@ -12,9 +12,9 @@ import json
 import time
 from typing import Any
 
-from experiments.common.seeds import BENCH, derive_seed
-from experiments.evaluation.bench.config import PPO_CONFIGS, PPO_ENV, PPO_TRAIN_CONFIG, Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.common.seeds import BENCH, derive_seed
+from carioca_experiments.evaluation.bench.config import PPO_CONFIGS, PPO_ENV, PPO_TRAIN_CONFIG, Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
 def _synthetic_env_class() -> type:
@@ -62,7 +62,7 @@ def _synthetic_env_class() -> type:
 def make_real_env() -> Any:
     """The environment ``carioca train`` builds (the wrapper with scored truncation and no
     mask in the info), for the run :data:`PPO_TRAIN_CONFIG` (picklable factory)."""
-    from experiments.training.train import TrainConfig, make_env
+    from carioca_experiments.training.train import TrainConfig, make_env
 
     return make_env(TrainConfig(**PPO_TRAIN_CONFIG))
 
@@ -145,7 +145,7 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
             env = DummyVecEnv([factory] * n_envs)
         policy: Any = "MlpPolicy"
         if knobs.get("policy") == "carioca":
-            from agents.ppo_policy import CariocaMaskablePolicy
+            from carioca_agents.ppo_policy import CariocaMaskablePolicy
 
             policy = CariocaMaskablePolicy
         return MaskablePPO(policy, env, seed=derive_seed(BENCH, seed, "ppo", name), verbose=0, device="cpu", **kwargs)
@@ -201,7 +201,7 @@ def _ppo_unit(name: str, label: str, settings: dict[str, Any] | None, synthetic:
 
 
 def ppo_units(sizes: Sizes, seed: int) -> list[Unit]:
-    """One training unit per name in ``sizes.ppo_configs`` (see :data:`~experiments.evaluation.bench.config.PPO_CONFIGS`)."""
+    """One training unit per name in ``sizes.ppo_configs`` (see :data:`~carioca_experiments.evaluation.bench.config.PPO_CONFIGS`)."""
     units = []
     for name in sizes.ppo_configs:
         label, settings, synthetic = PPO_CONFIGS[name]

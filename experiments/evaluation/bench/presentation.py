@@ -7,7 +7,7 @@ import sys
 import textwrap
 from typing import Any
 
-from experiments.evaluation.bench.profiling import print_profile
+from carioca_experiments.evaluation.bench.profiling import print_profile
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -66,7 +66,7 @@ def format_table(doc: dict[str, Any]) -> str:
     is at most that wide unless labels and figures alone fill it; sections are separated
     by a rule.
     """
-    from experiments.common.tables import text_table, wrap_cell
+    from carioca_experiments.common.tables import text_table, wrap_cell
 
     ratios: dict[str, list[dict[str, Any]]] = {}
     for r in doc["ratios"]:

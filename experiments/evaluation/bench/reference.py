@@ -12,9 +12,9 @@ import random
 import time
 from typing import Any
 
-from experiments.common.seeds import BENCH, derive_seed
-from experiments.evaluation.bench.config import Sizes
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.common.seeds import BENCH, derive_seed
+from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
 def _sample_chance(state: Any, rng: random.Random) -> int:

@@ -14,17 +14,17 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from experiments.evaluation.bench.clone import clone_units
-from experiments.evaluation.bench.config import FULL, PPO_ENV, PPO_TRAIN_CONFIG, SECTIONS, TRAIN_SETTINGS, Sizes
-from experiments.evaluation.bench.engine import engine_units
-from experiments.evaluation.bench.env import env_units
-from experiments.evaluation.bench.machine import machine_info
-from experiments.evaluation.bench.masks import mask_units
-from experiments.evaluation.bench.ppo import ppo_units
-from experiments.evaluation.bench.profiling import profile_hotspots
-from experiments.evaluation.bench.reference import reference_units
-from experiments.evaluation.bench.summary import compute_ratios, summarize
-from experiments.evaluation.bench.units import Sample, Unit
+from carioca_experiments.evaluation.bench.clone import clone_units
+from carioca_experiments.evaluation.bench.config import FULL, PPO_ENV, PPO_TRAIN_CONFIG, SECTIONS, TRAIN_SETTINGS, Sizes
+from carioca_experiments.evaluation.bench.engine import engine_units
+from carioca_experiments.evaluation.bench.env import env_units
+from carioca_experiments.evaluation.bench.machine import machine_info
+from carioca_experiments.evaluation.bench.masks import mask_units
+from carioca_experiments.evaluation.bench.ppo import ppo_units
+from carioca_experiments.evaluation.bench.profiling import profile_hotspots
+from carioca_experiments.evaluation.bench.reference import reference_units
+from carioca_experiments.evaluation.bench.summary import compute_ratios, summarize
+from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 FORMAT = "carioca-bench"
 VERSION = 1
@@ -74,7 +74,7 @@ def run_bench(
     bar = None
     if progress:
         try:
-            from experiments.common.progress import progress_bar
+            from carioca_experiments.common.progress import progress_bar
 
             bar = progress_bar(total=sum(reps.values()), unit="run", file=sys.stderr)
         except ImportError:  # tqdm missing: no bar

@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from experiments.evaluation.bench.clone import CLONE_RATIOS
-from experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.clone import CLONE_RATIOS
+from carioca_experiments.evaluation.bench.config import Sizes
 
 
 def summarize(values: Sequence[float | None]) -> dict[str, Any]:

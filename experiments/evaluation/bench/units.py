@@ -1,8 +1,8 @@
 """What one measurement of ``carioca bench`` is: a :class:`Unit` and the :class:`Sample` it returns.
 
-Every section module builds a list of units; :mod:`experiments.evaluation.bench.runner` runs them.
-Each measurement's seed is derived from the run seed (:func:`experiments.common.seeds.derive_seed`
-in the :data:`~experiments.common.seeds.BENCH` namespace; no global random state).
+Every section module builds a list of units; :mod:`carioca_experiments.evaluation.bench.runner` runs them.
+Each measurement's seed is derived from the run seed (:func:`carioca_experiments.common.seeds.derive_seed`
+in the :data:`~carioca_experiments.common.seeds.BENCH` namespace; no global random state).
 """
 
 from __future__ import annotations

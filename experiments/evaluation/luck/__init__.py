@@ -25,8 +25,8 @@ a good ``V`` removes much of the variance.
   one seat replaced by the agent against the all-baseline table of the same decks.
 """
 
-from experiments.evaluation.luck.correction import LuckTracker
-from experiments.evaluation.luck.value import (
+from carioca_experiments.evaluation.luck.correction import LuckTracker
+from carioca_experiments.evaluation.luck.value import (
     DEFAULT_VERSION,
     SHIPPED_BY_VERSION,
     SHIPPED_FILE,

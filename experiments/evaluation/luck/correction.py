@@ -24,9 +24,9 @@ What is not corrected, and why:
 
 *Action terms* (AIVAT's, for players whose policy is known): an agent's own coin flips are
 luck too.  When the agent declares that it drew its move at random among options with
-known probabilities (:class:`agents.base.DeclaredChoice`, read with
-:func:`agents.base.declared_choice` and passed to :meth:`LuckTracker.before`), and the
-value function values options (version 4, :meth:`~experiments.evaluation.luck.value.ActionValue.action_values`),
+known probabilities (:class:`carioca_agents.base.DeclaredChoice`, read with
+:func:`carioca_agents.base.declared_choice` and passed to :meth:`LuckTracker.before`), and the
+value function values options (version 4, :meth:`~carioca_experiments.evaluation.luck.value.ActionValue.action_values`),
 each seat's correction gains ``V(after the option played) - sum_a p(a) V(after a)``: it
 too has expectation 0 given everything before it, whatever ``V`` is.  An agent that
 declares nothing (learned models, plugins, search) gets no action terms, and its draws are
@@ -42,10 +42,10 @@ import numpy as np
 
 from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
-from experiments.evaluation.luck.value import AnyValue
+from carioca_experiments.evaluation.luck.value import AnyValue
 
 if TYPE_CHECKING:
-    from agents.base import DeclaredChoice
+    from carioca_agents.base import DeclaredChoice
 
 
 class LuckTracker:

@@ -1,4 +1,4 @@
-"""Features of a full game state for the luck value function (:mod:`experiments.evaluation.luck.value`).
+"""Features of a full game state for the luck value function (:mod:`carioca_experiments.evaluation.luck.value`).
 
 A state is read in full (every hand, the table, the discard pile, whose turn it is), never
 the order of the stock.  Everything is first reduced to a few *seat statistics* per seat

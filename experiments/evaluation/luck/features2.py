@@ -1,7 +1,7 @@
 """Features of the state right after a stock draw for the version-2 luck value function.
 
 Version 2 (:data:`FEATURE_VERSION` ``"race-2"``) adds to version 1's seat statistics
-(:mod:`experiments.evaluation.luck.features`) what decides the race to close: each seat's *live*
+(:mod:`carioca_experiments.evaluation.luck.features`) what decides the race to close: each seat's *live*
 cards, the copies still in the stock of the card types that help it (for a seat that has
 not opened, the *outs* of its hand, the types that lower its deficiency; for an opened
 seat, the types it could lay off on the table now), and how many cards the stock holds.
@@ -26,7 +26,7 @@ import numpy as np
 from carioca_env.analysis import analyze
 from carioca_env.cards import NUM_CARD_TYPES, PENALTY
 from carioca_env.view import Phase
-from experiments.evaluation.luck.features import layable_types, stock_counts
+from carioca_experiments.evaluation.luck.features import layable_types, stock_counts
 
 #: Version of :func:`state_stats` and :func:`design`: a value file is only read with the features it was fitted on.
 FEATURE_VERSION = "race-2"

@@ -23,7 +23,7 @@ for the one state at hand (the tests check that the two agree card by card).
 Why this shape: a luck correction only ever uses ``V(after the draw) - E[V]`` over the
 possible draws, and every term here is a function of the state before the draw times a
 property of the card, so the weights can be fitted to make the corrections themselves
-explain the final penalties (:mod:`experiments.evaluation.luck.fit3`), instead of fitting a
+explain the final penalties (:mod:`carioca_experiments.evaluation.luck.fit3`), instead of fitting a
 value of whole states whose errors between draws add noise.
 """
 
@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, PENALTY
-from experiments.evaluation.luck.features import layable_types, stock_counts
-from experiments.evaluation.luck.features2 import _good_types, just_drew
+from carioca_experiments.evaluation.luck.features import layable_types, stock_counts
+from carioca_experiments.evaluation.luck.features2 import _good_types, just_drew
 
 #: Version of :func:`draw_features`: a value file is only read with the features it was fitted on.
 FEATURE_VERSION = "draw-3"
@@ -101,7 +101,7 @@ def seat_contexts(game: Any, hands: list[Any], mover: int,
                   size: float) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """``(context [n, len(CONTEXT)], goods, counts)`` of every seat for ``hands``, ``mover``
     the seat to act and ``size`` cards in the stock: the context rows, and per seat the
-    0/1 types that help it (:func:`experiments.evaluation.luck.features2._good_types`) and
+    0/1 types that help it (:func:`carioca_experiments.evaluation.luck.features2._good_types`) and
     its hand as counts."""
     n = game.num_players
     ds, goods = _goods(game, hands)
@@ -158,7 +158,7 @@ def draw_features(game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 def state_features(game: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(context, attributes [num_players, len(ATTRS)])`` of the state right after a stock draw
-    (:func:`experiments.evaluation.luck.features2.just_drew`), the drawn card's row of
+    (:func:`carioca_experiments.evaluation.luck.features2.just_drew`), the drawn card's row of
     :func:`draw_features` before the draw.
 
     Raises:

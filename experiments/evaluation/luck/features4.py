@@ -3,12 +3,12 @@ declared random choice is worth to each seat.
 
 Version 4 adds AIVAT's *action terms* to version 3's draw corrections.  When an agent
 declares that it drew its move at random among options with known probabilities
-(:class:`agents.base.DeclaredChoice`), the correction of each seat gains
+(:class:`carioca_agents.base.DeclaredChoice`), the correction of each seat gains
 ``V(after the option played) - sum_a p(a) V(after a)``, which has expectation 0 given the
 past whatever ``V`` is.  Its value after option ``a`` is, for each seat ``s``, a sum of
 products ``context[s, i] * attribute[a, s, j] * w[r, i, j]`` as in version 3:
 
-- the *context* is version 3's (:data:`experiments.evaluation.luck.features3.CONTEXT`),
+- the *context* is version 3's (:data:`carioca_experiments.evaluation.luck.features3.CONTEXT`),
   read from the state before the move, the mover in the drawer's place;
 - the *attributes* (:data:`ACTION_ATTRS`) are properties of the option relative to seat
   ``s``: of the card it puts on the discard pile (whether it helps ``s``, its points, the
@@ -16,7 +16,7 @@ products ``context[s, i] * attribute[a, s, j] * w[r, i, j]`` as in version 3:
   takes out of the mover's hand (the same, summed, and how many cards of their rank and
   of their suit nearby are still in the stock: what the mover gives up);
 - ``w`` is fitted per player count, contract and ``r``, the seat's position after the
-  mover, jointly with the draw weights (:mod:`experiments.evaluation.luck.fit4`).
+  mover, jointly with the draw weights (:mod:`carioca_experiments.evaluation.luck.fit4`).
 
 Only options of kinds that move cards out of the hand are valued (discards, openings,
 lay-offs, joker swaps); a choice among draws gets no term (leaving a term out keeps the
@@ -32,8 +32,8 @@ import numpy as np
 
 from carioca_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS
 from carioca_env.moves import Move, MoveKind
-from experiments.evaluation.luck.features import stock_counts
-from experiments.evaluation.luck.features3 import _JOKER, _POINTS, _neighbours, seat_contexts, suit_near
+from carioca_experiments.evaluation.luck.features import stock_counts
+from carioca_experiments.evaluation.luck.features3 import _JOKER, _POINTS, _neighbours, seat_contexts, suit_near
 
 #: Version of :func:`action_features`: a value file is only read with the features it was fitted on.
 FEATURE_VERSION = "action-4"

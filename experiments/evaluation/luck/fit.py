@@ -2,25 +2,25 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit --deals 1200 --out runs/luck          # games + fit (version 2)
-    python -m experiments.evaluation.luck.fit --fit-only --out runs/luck            # refit recorded states
-    python -m experiments.evaluation.luck.fit --version 1 --ridge 300 --out runs/luck-v1   # the linear version 1
+    python -m carioca_experiments.evaluation.luck.fit --deals 1200 --out runs/luck          # games + fit (version 2)
+    python -m carioca_experiments.evaluation.luck.fit --fit-only --out runs/luck            # refit recorded states
+    python -m carioca_experiments.evaluation.luck.fit --version 1 --ridge 300 --out runs/luck-v1   # the linear version 1
 
 Games are single deals between agents drawn at random per seat from ``--agents`` (by
 default the heuristic, greedy, and the shipped learned model of the contract where one
-exists), dealt from the seed namespace ``carioca-luck-fit`` (:func:`experiments.common.seeds.derive_seed`): a hash that
+exists), dealt from the seed namespace ``carioca-luck-fit`` (:func:`carioca_experiments.common.seeds.derive_seed`): a hash that
 no tournament seed can produce (tournaments hash ``carioca-tournament``), so the value
 function never sees an evaluation's decks.  After every stock draw the seat statistics of
 the full state are recorded with the deal's final penalties; a deal's states are all in
 the training set or all in the held-out set (every fifth deal), so the held-out error
 measures new deals.
 
-Version 2 (the default, :class:`~experiments.evaluation.luck.value.MlpValue`) trains a small network
-per (player count, contract) on :func:`experiments.evaluation.luck.features2.design` with three
+Version 2 (the default, :class:`~carioca_experiments.evaluation.luck.value.MlpValue`) trains a small network
+per (player count, contract) on :func:`carioca_experiments.evaluation.luck.features2.design` with three
 splits by deal: every fifth deal is held out for the reported fit and never used to fit or
 choose anything, the deal before it in each five is the validation split that chooses the
 training epoch, the rest is trained on; the shipped network is the one trained on the
-training split.  Version 1 is ridge regression on :func:`experiments.evaluation.luck.features.design`.
+training split.  Version 1 is ridge regression on :func:`carioca_experiments.evaluation.luck.features.design`.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from experiments.cli import run_script
-from experiments.common.argtypes import int_at_least, real_at_least
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck import features, features2
-from experiments.evaluation.luck.value import MLP_VERSION, MlpValue, ValueFunction, model_key
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import int_at_least, real_at_least
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck import features, features2
+from carioca_experiments.evaluation.luck.value import MLP_VERSION, MlpValue, ValueFunction, model_key
 
 #: The seed namespace of the fitting games (never a tournament's).
 SEED_NAMESPACE = LUCK_FIT
@@ -98,7 +98,7 @@ def learned_spec(players: int, contract: int) -> str | None:
 
 
 def fit_deck(rng: random.Random, players: int) -> tuple[list[int], int]:
-    """A fitting deal's shuffled deck and dealer, drawn from ``rng`` (seeded by :func:`experiments.common.seeds.derive_seed`)."""
+    """A fitting deal's shuffled deck and dealer, drawn from ``rng`` (seeded by :func:`carioca_experiments.common.seeds.derive_seed`)."""
     from carioca_env.cards import full_deck
 
     deck = full_deck()
@@ -115,7 +115,7 @@ def play_states(cfg: FitConfig, players: int, contract: int, deal: int) -> dict[
     """Play one fitting deal; its recorded states and final penalties."""
     from carioca_env.cards import hand_penalty
     from carioca_env.moves import MoveKind
-    from experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.luck.seated import seat_deal
     stats_of = features2.state_stats if cfg.version == MLP_VERSION else features.state_stats
 
     rng = fit_deal_rng(cfg.seed, players, contract, deal)
@@ -283,7 +283,7 @@ def train_mlp(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray
     R^2 on ``(x_val, y_val)`` is kept.  Returns ``(parameters, epoch, validation R^2)``."""
     import torch
 
-    from experiments.evaluation.luck.value import mlp_forward
+    from carioca_experiments.evaluation.luck.value import mlp_forward
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -324,7 +324,7 @@ def fit_mlp(cfg: FitConfig, log: Any = print) -> MlpValue:
     deals (never used to fit or choose) in the meta."""
     import torch
 
-    from experiments.evaluation.luck.value import mlp_forward
+    from carioca_experiments.evaluation.luck.value import mlp_forward
 
     torch.set_num_threads(1)
     out = Path(cfg.out)
@@ -367,8 +367,8 @@ def fit(cfg: FitConfig, log: Any = print) -> ValueFunction | MlpValue:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit``: record the fitting states and fit the value function."""
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit", description=__doc__.split("\n\n")[0])
+    """``python -m carioca_experiments.evaluation.luck.fit``: record the fitting states and fit the value function."""
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.luck.fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
     p.add_argument("--deals", type=int_at_least(HELDOUT_EVERY), default=300)

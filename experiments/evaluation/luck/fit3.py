@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit3 record --players 2 --decks 600 --out runs/luck-v3
-    python -m experiments.evaluation.luck.fit3 fit --players 2 3 4 --out runs/luck-v3
+    python -m carioca_experiments.evaluation.luck.fit3 record --players 2 --decks 600 --out runs/luck-v3
+    python -m carioca_experiments.evaluation.luck.fit3 fit --players 2 3 4 --out runs/luck-v3
 
 ``record`` plays duplicate games between the built-in agents on decks dealt from the fit's
 seed namespace (``carioca-luck-fit``, fit seed 3: never a tournament's decks, nor version
 2's fitting deals): on each deck, every seating of heuristic against greedy that a
 duplicate tournament plays, and heuristic alone and greedy alone at every seat.  At every
 stock draw it adds up, per game and seat, the *centred* regression rows of
-:func:`experiments.evaluation.luck.features3.basis` (the row of the card drawn minus the
+:func:`carioca_experiments.evaluation.luck.features3.basis` (the row of the card drawn minus the
 rows' mean over the cards in the stock), and with them the corrections of the shipped
 version-2 value function, for comparison.  A version-3 correction is linear in its weights,
 ``w @ (sum of centred rows)``, so fitting is a regression of the final penalty on those
@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from experiments.cli import run_script
-from experiments.common.argtypes import int_at_least
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck import features3
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import int_at_least
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck import features3
 
 #: Every HELDOUT_EVERY-th deck is held out; the one before it is validation.
 HELDOUT_EVERY = 5
@@ -75,7 +75,7 @@ class Fit3Config:
 def seatings(players: int) -> list[tuple[str, ...]]:
     """The agents by seat of the games played on each fitting deck: the duplicate lineups
     of heuristic against greedy, then each alone."""
-    from experiments.evaluation.tournament.config import lineups
+    from carioca_experiments.evaluation.tournament.config import lineups
 
     names = ("heuristic", "greedy")
     out = [tuple(names[a] for a in lu) for lu in lineups(2, players)]
@@ -87,8 +87,8 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     """One game; per seat its penalty, the sum of its centred basis rows and its version-2 correction."""
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
-    from experiments.evaluation.luck.seated import seat_deal
-    from experiments.evaluation.tournament.play import deal_penalties
+    from carioca_experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
@@ -164,10 +164,10 @@ class FitGame:
 
 def fit_games(seed: int, version: str, players: int, contract: int, decks: Iterable[int]) -> Iterator[FitGame]:
     """Every game a version's recording plays on ``decks``: each deck and dealer drawn by
-    :func:`~experiments.evaluation.luck.fit.fit_deck` on the fit namespace under the
+    :func:`~carioca_experiments.evaluation.luck.fit.fit_deck` on the fit namespace under the
     version's labels (``v3-deck``, ``v3-agent``, ``v3-game`` for ``version="v3"``), then
     played by each of :func:`seatings`."""
-    from experiments.evaluation.luck.fit import fit_deck
+    from carioca_experiments.evaluation.luck.fit import fit_deck
 
     lineup = seatings(players)
     for d in decks:
@@ -187,7 +187,7 @@ def save_recording(path: Path, arrays: dict[str, Any], players: int) -> None:
 
 def record(cfg: Fit3Config, log: Any = print) -> None:
     """Play the fitting games and save, per (player count, contract), one row per (deck, game, seat)."""
-    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ValueFileError, load_value
+    from carioca_experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ValueFileError, load_value
 
     shipped_v2 = load_value(SHIPPED_BY_VERSION[2])
     for players, contract, path in pending(cfg, states_path, "luck-fit3", log):
@@ -385,7 +385,7 @@ def fit(cfg: Fit3Config, log: Any = print) -> Any:
     """Fit every recorded (player count, contract) and write ``value.json`` (version 3)."""
     from dataclasses import asdict
 
-    from experiments.evaluation.luck.value import DrawValue, model_key
+    from carioca_experiments.evaluation.luck.value import DrawValue, model_key
 
     models: dict[str, np.ndarray] = {}
     scaled: dict[str, float] = {}
@@ -426,7 +426,7 @@ def command(argv: Sequence[str] | None, module: str, doc: str, config: Callable[
     arguments -> ``config(what, players, contracts, decks, seed, max_turns, out)`` ->
     ``record_fn`` or ``fit_fn``; ``players``, ``seed`` and ``out`` are its defaults.  With
     ``first_deck``, a ``--first-deck`` option is passed to ``config`` as ``first_deck=``."""
-    p = argparse.ArgumentParser(prog=f"python -m experiments.evaluation.luck.{module}", description=doc.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog=f"python -m carioca_experiments.evaluation.luck.{module}", description=doc.split("\n\n")[0])
     p.add_argument("what", choices=("record", "fit"))
     p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=list(players))
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=list(range(1, 8)))
@@ -451,7 +451,7 @@ def command(argv: Sequence[str] | None, module: str, doc: str, config: Callable[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit3``: see the module docstring."""
+    """``python -m carioca_experiments.evaluation.luck.fit3``: see the module docstring."""
     return command(argv, "fit3", __doc__ or "", Fit3Config, record, fit, (2, 3, 4), 3, "runs/luck-v3")
 
 

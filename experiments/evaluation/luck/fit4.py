@@ -2,16 +2,16 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit4 record --players 2 --contracts 1 2 6 --decks 200 --out runs/luck-v4
-    python -m experiments.evaluation.luck.fit4 fit --players 2 --out runs/luck-v4
+    python -m carioca_experiments.evaluation.luck.fit4 record --players 2 --contracts 1 2 6 --decks 200 --out runs/luck-v4
+    python -m carioca_experiments.evaluation.luck.fit4 fit --players 2 --out runs/luck-v4
 
 ``record`` plays, on decks dealt from the fit's seed namespace (``carioca-luck-fit``, fit
 seed 4, deck label ``v4-deck``: never a tournament's decks, nor version 3's fitting
-deals), the games of :func:`experiments.evaluation.luck.fit3.seatings` (the duplicate
+deals), the games of :func:`carioca_experiments.evaluation.luck.fit3.seatings` (the duplicate
 lineups of heuristic against greedy, then each alone).  Per game and seat it adds up the
 centred draw rows of every stock draw (as :mod:`.fit3`), the centred action rows of every
 choice an agent declared random (:mod:`.features4`: the option played minus the options'
-probability-weighted mean, through :func:`experiments.evaluation.luck.features3.basis`),
+probability-weighted mean, through :func:`carioca_experiments.evaluation.luck.features3.basis`),
 and the corrections of the shipped version 3, for comparison.
 
 A version-4 correction is linear in its weights, so ``fit`` is fit3's regression on the
@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.seeds import LUCK_FIT
-from experiments.evaluation.luck import features3, features4
-from experiments.evaluation.luck.fit3 import (
+from carioca_experiments.common.seeds import LUCK_FIT
+from carioca_experiments.evaluation.luck import features3, features4
+from carioca_experiments.evaluation.luck.fit3 import (
     HELDOUT_EVERY,
     MIN_PAIRED_VALIDATION,
     Fit3Config,
@@ -68,12 +68,12 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
               game_seed: int, max_turns: int, v3: Any) -> dict[str, Any]:
     """One game; per seat its penalty, its summed centred draw and action rows, and its
     correction by ``v3``."""
-    from agents.base import declared_choice
+    from carioca_agents.base import declared_choice
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
-    from experiments.evaluation.luck.correction import LuckTracker
-    from experiments.evaluation.luck.seated import seat_deal
-    from experiments.evaluation.tournament.play import deal_penalties
+    from carioca_experiments.evaluation.luck.correction import LuckTracker
+    from carioca_experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
@@ -116,7 +116,7 @@ def rows_path(out: str | Path, players: int, contract: int) -> Path:
 def record(cfg: Fit4Config, log: Any = print) -> None:
     """Play the fitting games; save, per (player count, contract), one row per (deck, game)
     (a (player count, contract) already recorded is kept)."""
-    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
+    from carioca_experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
 
     v3 = load_value(SHIPPED_BY_VERSION[3])
     for players, contract, path in pending(cfg, rows_path, "luck-fit4", log):
@@ -187,7 +187,13 @@ def fit(cfg: Fit4Config, log: Any = print) -> Any:
     """Fit every recorded (player count, contract) and write ``value.json`` (version 4)."""
     from dataclasses import asdict
 
-    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, ActionValue, DrawValue, load_value, model_key
+    from carioca_experiments.evaluation.luck.value import (
+        SHIPPED_BY_VERSION,
+        ActionValue,
+        DrawValue,
+        load_value,
+        model_key,
+    )
 
     v3 = load_value(SHIPPED_BY_VERSION[3])
     if not isinstance(v3, DrawValue):
@@ -228,7 +234,7 @@ def fit(cfg: Fit4Config, log: Any = print) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit4``: see the module docstring."""
+    """``python -m carioca_experiments.evaluation.luck.fit4``: see the module docstring."""
     return command(argv, "fit4", __doc__ or "", Fit4Config, record, fit, (2,), 4, "runs/luck-v4")
 
 

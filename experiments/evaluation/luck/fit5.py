@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit5 record --players 2 --contracts 1 2 6 --decks 600 --out runs/luck-v5
-    python -m experiments.evaluation.luck.fit5 fit --players 2 --contracts 1 2 6 --out runs/luck-v5
+    python -m carioca_experiments.evaluation.luck.fit5 record --players 2 --contracts 1 2 6 --decks 600 --out runs/luck-v5
+    python -m carioca_experiments.evaluation.luck.fit5 fit --players 2 --contracts 1 2 6 --out runs/luck-v5
 
 ``record`` plays, on decks dealt from the fit's seed namespace (``carioca-luck-fit``, fit
 seed 5, deck label ``v5-deck``: never a tournament's decks, nor versions 3 and 4's fitting
-deals), the games of :func:`experiments.evaluation.luck.fit3.seatings` (the duplicate
+deals), the games of :func:`carioca_experiments.evaluation.luck.fit3.seatings` (the duplicate
 lineups of heuristic against greedy, then each alone).  Unlike fit3 and fit4, which keep
 only sums that are linear in their weights, it keeps every stock draw *event*: per seat
-the version-3 context (:func:`experiments.evaluation.luck.features3.draw_features`), the
+the version-3 context (:func:`carioca_experiments.evaluation.luck.features3.draw_features`), the
 attribute rows of every card type the stock could yield (the centring set) with their
 copies, and which card came; per game the final penalties, the corrections of the shipped
 version 3 and the summed centred version-3 basis rows (so version 3's linear family can be
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from experiments.evaluation.luck import features3
-from experiments.evaluation.luck.fit3 import (
+from carioca_experiments.evaluation.luck import features3
+from carioca_experiments.evaluation.luck.fit3 import (
     Fit3Config,
     choose_fit,
     command,
@@ -78,9 +78,9 @@ def play_game(deck: list[int], dealer: int, contract: int, specs: Sequence[str],
     version-3 basis rows and the corrections by ``v3``, per seat."""
     from carioca_env.moves import MoveKind
     from carioca_env.view import Phase
-    from experiments.evaluation.luck.correction import LuckTracker
-    from experiments.evaluation.luck.seated import seat_deal
-    from experiments.evaluation.tournament.play import deal_penalties
+    from carioca_experiments.evaluation.luck.correction import LuckTracker
+    from carioca_experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.tournament.play import deal_penalties
 
     n = len(specs)
     game, agents = seat_deal(deck, dealer, contract, specs, seeds, game_seed)
@@ -124,7 +124,7 @@ def record(cfg: Fit5Config, log: Any = print) -> None:
     ``game``, ``agent [G, n]``; per event ``ctx [E, n, C]``, ``mover``, ``event_game``,
     ``start [E + 1]`` (its card rows are ``start[e]:start[e + 1]``) and ``drawn`` (the
     drawn card's row); per card row ``attrs [R, n, A]`` and ``counts [R]`` (float32)."""
-    from experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
+    from carioca_experiments.evaluation.luck.value import SHIPPED_BY_VERSION, load_value
 
     v3 = load_value(SHIPPED_BY_VERSION[3])
     for players, contract, path in pending(cfg, events_path, "luck-fit5", log):
@@ -197,9 +197,9 @@ def coefficients(data: dict[str, np.ndarray], row_event: np.ndarray) -> np.ndarr
 def network_corrections(params: dict[str, np.ndarray], data: dict[str, np.ndarray],
                         chunk: int = 200_000) -> np.ndarray:
     """Each game's summed corrections per seat ``[G, n]`` by a network read with numpy
-    (:func:`experiments.evaluation.luck.value.mlp_forward`, the evaluation's forward pass),
+    (:func:`carioca_experiments.evaluation.luck.value.mlp_forward`, the evaluation's forward pass),
     in chunks of card rows."""
-    from experiments.evaluation.luck.value import mlp_forward
+    from carioca_experiments.evaluation.luck.value import mlp_forward
 
     per_event, per_row, row_event = inputs(data)
     coef = coefficients(data, row_event)
@@ -273,7 +273,7 @@ class _Net:
         return out.index_add(0, local_game[local_ev], contrib)
 
     def numpy_params(self) -> dict[str, np.ndarray]:
-        """The network as :func:`experiments.evaluation.luck.value.mlp_forward`'s parameters."""
+        """The network as :func:`carioca_experiments.evaluation.luck.value.mlp_forward`'s parameters."""
         p = {k: v.detach().numpy().astype(np.float64) for k, v in self.params.items()}
         return {"mu": self.mu, "sd": self.sd, "w1": p["w1"], "b1": p["b1"], "w2": p["w2"], "b2": p["b2"],
                 "w3": p["w3"], "b3": np.array(0.0), "y_scale": np.array(self.y_scale), "y_shift": np.array(0.0)}
@@ -419,7 +419,7 @@ def fit(cfg: Fit5Config, log: Any = print) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit5``: see the module docstring."""
+    """``python -m carioca_experiments.evaluation.luck.fit5``: see the module docstring."""
     return command(argv, "fit5", __doc__ or "", Fit5Config, record, fit, (2,), 5, "runs/luck-v5", first_deck=True)
 
 

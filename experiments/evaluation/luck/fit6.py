@@ -2,26 +2,26 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.fit6 targets --contracts 1 --decks 600 --out runs/luck-v6
-    python -m experiments.evaluation.luck.fit5 record --players 2 --contracts 1 --decks 1200 --seed 62 \\
+    python -m carioca_experiments.evaluation.luck.fit6 targets --contracts 1 --decks 600 --out runs/luck-v6
+    python -m carioca_experiments.evaluation.luck.fit5 record --players 2 --contracts 1 --decks 1200 --seed 62 \\
         --out runs/luck-v6-heldout
-    python -m experiments.evaluation.luck.fit6 fit --contracts 1 --out runs/luck-v6 --heldout runs/luck-v6-heldout
-    python -m experiments.evaluation.luck.fit6 export --networks runs/v6-c1 runs/v6-c2 --out value-v6.json
-    python -m experiments.evaluation.luck.fit6 export --version 7 --networks runs/v6-c1 ... runs/v6-c7 --out value-v7.json
+    python -m carioca_experiments.evaluation.luck.fit6 fit --contracts 1 --out runs/luck-v6 --heldout runs/luck-v6-heldout
+    python -m carioca_experiments.evaluation.luck.fit6 export --networks runs/v6-c1 runs/v6-c2 --out value-v6.json
+    python -m carioca_experiments.evaluation.luck.fit6 export --version 7 --networks runs/v6-c1 ... runs/v6-c7 --out value-v7.json
 
 Versions 3 and 5 regress the draw corrections on *final deal penalties*, targets in which
 every later draw and choice adds noise.  Version 6 keeps version 3's model (a draw's value
 to a seat is ``basis(context, card attributes) @ w``,
-:mod:`experiments.evaluation.luck.features3`) but fits it to what each card is worth:
+:mod:`carioca_experiments.evaluation.luck.features3`) but fits it to what each card is worth:
 
 ``targets`` plays, on decks dealt from the fit's seed namespace (``carioca-luck-fit``, fit
 seed 6, deck label ``v6-deck``: never a tournament's decks, nor any other version's), the
 two duplicate lineups of heuristic against greedy
-(:func:`experiments.evaluation.luck.fit3.fit_games`).  A share ``--rate`` of the stock
+(:func:`carioca_experiments.evaluation.luck.fit3.fit_games`).  A share ``--rate`` of the stock
 draws, chosen by a generator seeded by the deck, game and draw alone, is *valued*: for
 every card type in the stock, each seat's mean final deal penalty over ``--rollouts``
 playouts of the deal from the state with that card drawn
-(:func:`experiments.evaluation.luck.playout.card_value`: the rest of the stock
+(:func:`carioca_experiments.evaluation.luck.playout.card_value`: the rest of the stock
 reshuffled, the same seeds for every card of a draw, so differences between cards carry
 little of the playouts' noise), by the seated agents (``--playout-agents actual``) or by
 the heuristic in every seat.  One JSON line per deck (resumable; a stop loses at most the
@@ -36,8 +36,8 @@ mean over the stock's cards, by copies) on the version-3 basis row centred the s
 every row weighted by the card's chance of being drawn (so the fit minimises the
 corrections' own error, draw by draw).  Ridge on unit-variance columns; the penalty is
 chosen by the weighted error on the validation decks of
-:func:`experiments.evaluation.luck.fit3.split` (every fifth deck held out, reported only).
-With ``--heldout`` (a :mod:`experiments.evaluation.luck.fit5` recording on other
+:func:`carioca_experiments.evaluation.luck.fit3.split` (every fifth deck held out, reported only).
+With ``--heldout`` (a :mod:`carioca_experiments.evaluation.luck.fit5` recording on other
 fit-namespace decks, none of which the targets used) it reports the issue's measure beside
 the shipped version 3 on the same games: the ratio of corrected to raw standard deviation
 of heuristic's minus greedy's paired difference per deck, with seeded bootstrap intervals
@@ -47,7 +47,7 @@ differ) and ``report.json``; with ``--network`` also the network (``network-p2-c
 
 ``export`` gathers the ``network-p{n}-c{k}.npz`` files of one or more ``fit --network``
 folders into one version-6 value file
-(:class:`~experiments.evaluation.luck.value.DrawNetValue`; the shipped version 3 for every
+(:class:`~carioca_experiments.evaluation.luck.value.DrawNetValue`; the shipped version 3 for every
 model without a network).  It refuses a model found in two folders, a malformed network,
 a ``report.json`` or ``value.json`` beside one that is not JSON, and an existing output
 without ``--force``, all before writing; the file is written atomically.  Its meta records
@@ -75,11 +75,18 @@ import numpy as np
 
 from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck import features3
-from experiments.evaluation.luck.features import layable_types
-from experiments.evaluation.luck.fit3 import HELDOUT_EVERY, RIDGES, duplicate_lineups, fit_games, pair_diffs, split
-from experiments.evaluation.luck.playout import PLAYOUT_AGENTS, card_value, drop_cut_line, read_rows
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck import features3
+from carioca_experiments.evaluation.luck.features import layable_types
+from carioca_experiments.evaluation.luck.fit3 import (
+    HELDOUT_EVERY,
+    RIDGES,
+    duplicate_lineups,
+    fit_games,
+    pair_diffs,
+    split,
+)
+from carioca_experiments.evaluation.luck.playout import PLAYOUT_AGENTS, card_value, drop_cut_line, read_rows
 
 #: The fields of every deck row of ``targets``.
 TARGET_FIELDS = frozenset({"contract", "deck", "penalty", "events"})
@@ -168,7 +175,7 @@ def snapshot(game: Any) -> dict[str, Any]:
 
 
 class TargetObserver:
-    """A deal observer (:func:`experiments.evaluation.luck.measure.play_deal`) that values a
+    """A deal observer (:func:`carioca_experiments.evaluation.luck.measure.play_deal`) that values a
     share of the stock draws by playouts: ``events`` gets, per valued draw, the draw's
     features and every card type's value to each seat (module docstring).
 
@@ -210,9 +217,9 @@ class TargetObserver:
 def play_deck(cfg: Fit6Config, contract: int, deck: int) -> tuple[dict[str, Any], int]:
     """One deck's duplicate lineups of heuristic against greedy, with a share of their
     stock draws valued: ``(row, playouts played)``."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
     from carioca_env import Game, GameConfig
-    from experiments.evaluation.luck.measure import play_deal
+    from carioca_experiments.evaluation.luck.measure import play_deal
 
     penalties, events, playouts = [], [], 0
     for fg in fit_games(cfg.seed, "v6", cfg.players, contract, [deck]):
@@ -323,7 +330,7 @@ def centred_event(event: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def normal_equations(rows: Sequence[dict[str, Any]]) -> dict[str, NormalEquations]:
-    """The sums of every split of :func:`experiments.evaluation.luck.fit3.split` (by deck)."""
+    """The sums of every split of :func:`carioca_experiments.evaluation.luck.fit3.split` (by deck)."""
     width = 2 * len(features3.CONTEXT) * len(features3.ATTRS)
     decks = np.array(sorted({r["deck"] for r in rows}))
     which = {int(d): name for name, ds in split(decks).items() for d in ds}
@@ -342,7 +349,7 @@ NET_EPOCHS, NET_PATIENCE, NET_BATCH, NET_RATE, NET_DECAY, NET_SEED = 80, 8, 256,
 def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
     """The valued draws as a network's inputs, card rows of each draw contiguous: ``x [R,
     n, C + n + A]`` (a seat's context, its position after the mover one-hot, the card's
-    attributes for it: :func:`experiments.evaluation.luck.fit5.inputs`' layout), the
+    attributes for it: :func:`carioca_experiments.evaluation.luck.fit5.inputs`' layout), the
     centred values ``y [R, n]``, each card's chance ``p [R]``, its draw ``event [R]`` and
     each draw's deck ``deck [E]``."""
     xs: list[np.ndarray] = []
@@ -369,13 +376,13 @@ def network_rows(rows: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
 
 def train_network(arr: dict[str, np.ndarray], log: Any = print) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """A network ``g(x) -> a card's value to a seat`` (fit5's shape, read by
-    :func:`experiments.evaluation.luck.value.mlp_forward`) fitted like the linear model:
+    :func:`carioca_experiments.evaluation.luck.value.mlp_forward`) fitted like the linear model:
     each draw's ``g`` centred on its expectation, the chance-weighted squared error to the
     centred values, on the training decks; the epoch kept is the one with the lowest
     weighted error on the validation decks.  ``(parameters, report)``."""
     import torch
 
-    from experiments.evaluation.luck.fit5 import HIDDEN
+    from carioca_experiments.evaluation.luck.fit5 import HIDDEN
 
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(NET_SEED)
@@ -442,7 +449,7 @@ def train_network(arr: dict[str, np.ndarray], log: Any = print) -> tuple[dict[st
 def network_r2(params: dict[str, np.ndarray], arr: dict[str, np.ndarray], decks: np.ndarray) -> float:
     """The share of the centred card values' weighted variance on ``decks`` that the
     network's centred values explain (as :meth:`NormalEquations.r2` for the linear model)."""
-    from experiments.evaluation.luck.value import mlp_forward
+    from carioca_experiments.evaluation.luck.value import mlp_forward
 
     keep = np.isin(arr["deck"], decks)[arr["event"]]
     ev, p, y = arr["event"][keep], arr["p"][keep].astype(np.float64), arr["y"][keep].astype(np.float64)
@@ -493,10 +500,10 @@ def heldout_ratios(data: dict[str, np.ndarray], corrections: dict[str, np.ndarra
 
 def refit_beside(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray], cfg: Fit6Config) -> dict[str, Any]:
     """Version 3's linear family refitted on the held-out recording's own final penalties
-    (fit3's :func:`~experiments.evaluation.luck.fit3.choose_fit` on its training and
+    (fit3's :func:`~carioca_experiments.evaluation.luck.fit3.choose_fit` on its training and
     validation decks), and every correction's paired ratio on its held-out decks: what
     the same features reach from final penalties on that many decks, beside the playout fit."""
-    from experiments.evaluation.luck.fit3 import choose_fit
+    from carioca_experiments.evaluation.luck.fit3 import choose_fit
 
     sp = split(np.unique(data["deck"]))
     raw_val = float(pair_diffs(data, sp["validation"], np.zeros_like(data["penalty"])).std(ddof=1))
@@ -510,12 +517,12 @@ def refit_beside(data: dict[str, np.ndarray], corrections: dict[str, np.ndarray]
 def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
                  log: Any = print) -> tuple[np.ndarray, dict[str, Any], dict[str, np.ndarray] | None]:
     """The weights ``[2, len(CONTEXT), len(ATTRS)]`` fitted on one contract's rows (rounded as
-    :class:`~experiments.evaluation.luck.value.DrawValue` rounds them), and the
+    :class:`~carioca_experiments.evaluation.luck.value.DrawValue` rounds them), and the
     report: the ridge chosen, the weighted R^2 of the card values on each split (also the
     shipped version 3's, where it has draw weights), and with ``cfg.heldout`` the paired
     ratios there; and the network's parameters with ``cfg.network`` (else ``None``)."""
-    from experiments.evaluation.luck.fit5 import events_path, network_corrections
-    from experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_BY_VERSION, load_value
+    from carioca_experiments.evaluation.luck.fit5 import events_path, network_corrections
+    from carioca_experiments.evaluation.luck.value import DRAW_DECIMALS, SHIPPED_BY_VERSION, load_value
 
     sums = normal_equations(rows)
     tried = {lam: sums["train"].solve(lam) for lam in cfg.ridges}
@@ -556,7 +563,7 @@ def fit_contract(cfg: Fit6Config, contract: int, rows: Sequence[dict[str, Any]],
 def fit(cfg: Fit6Config, log: Any = print) -> dict[str, Any]:
     """Fit every contract with rows; write ``value.json`` (a version-3 file of the fitted
     weights) and ``report.json``; the reports."""
-    from experiments.evaluation.luck.value import DrawValue, model_key
+    from carioca_experiments.evaluation.luck.value import DrawValue, model_key
 
     rows = read_rows(targets_path(cfg), TARGET_FIELDS)
     models: dict[str, np.ndarray] = {}
@@ -603,7 +610,7 @@ class ExportConfig:
         out: the value file to write.
         force: replace ``out`` if it exists.
         version: the version number it ships under (one of
-            :data:`~experiments.evaluation.luck.value.DRAW_NET_VERSIONS`: 6, or 7 for the file
+            :data:`~carioca_experiments.evaluation.luck.value.DRAW_NET_VERSIONS`: 6, or 7 for the file
             that added contracts 3 and 7).
     """
 
@@ -613,7 +620,7 @@ class ExportConfig:
     version: int = 6
 
     def __post_init__(self) -> None:
-        from experiments.evaluation.luck.value import DRAW_NET_VERSIONS
+        from carioca_experiments.evaluation.luck.value import DRAW_NET_VERSIONS
 
         if self.version not in DRAW_NET_VERSIONS:
             raise ValueError(f"--version: expected one of {', '.join(map(str, DRAW_NET_VERSIONS))}, got {self.version}")
@@ -627,7 +634,7 @@ def rounding_deviation(params: dict[str, np.ndarray]) -> float:
     """The largest change rounding ``params`` to the value file's decimals makes in the
     network's output, over the output's standard deviation, on :data:`ROUNDING_PROBES`
     seeded inputs drawn around the network's input means (``mu + sd * normal``)."""
-    from experiments.evaluation.luck.value import NET_DECIMALS, mlp_forward
+    from carioca_experiments.evaluation.luck.value import NET_DECIMALS, mlp_forward
 
     raw = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
     rng = np.random.default_rng(ROUNDING_SEED)
@@ -657,12 +664,12 @@ def _json_beside(folder: Path, name: str) -> dict[str, Any]:
 
 def read_network(path: Path) -> dict[str, np.ndarray]:
     """The arrays of one network file, checked as a version-6 model
-    (:func:`experiments.evaluation.luck.value.checked_network`), unrounded.
+    (:func:`carioca_experiments.evaluation.luck.value.checked_network`), unrounded.
 
     Raises:
         ValueError: unreadable, not an npz, or not a version-6 network (the message names the file).
     """
-    from experiments.evaluation.luck.value import checked_network
+    from carioca_experiments.evaluation.luck.value import checked_network
 
     try:
         with np.load(path, allow_pickle=False) as z:
@@ -683,7 +690,7 @@ def gather_networks(cfg: ExportConfig) -> tuple[dict[str, dict[str, np.ndarray]]
             folders, a malformed network file, or a ``report.json`` / ``value.json`` beside
             it that is not JSON.
     """
-    from experiments.evaluation.luck.value import NET_DECIMALS
+    from carioca_experiments.evaluation.luck.value import NET_DECIMALS
 
     models: dict[str, dict[str, np.ndarray]] = {}
     sources: dict[str, dict[str, Any]] = {}
@@ -713,7 +720,7 @@ def gather_networks(cfg: ExportConfig) -> tuple[dict[str, dict[str, np.ndarray]]
                 "rounding": {"decimals": NET_DECIMALS,
                              "max_deviation_over_output_sd": rounding_deviation(models[key])},
             }
-    meta = {"exported_by": "python -m experiments.evaluation.luck.fit6 export",
+    meta = {"exported_by": "python -m carioca_experiments.evaluation.luck.fit6 export",
             "targets": "playout card values (fit6 targets)", "seed_namespace": LUCK_FIT, "deck_label": "v6-deck",
             "features": features3.FEATURE_VERSION, "fallback": "the shipped version 3 for every other model",
             "models": dict(sorted(sources.items()))}
@@ -722,15 +729,15 @@ def gather_networks(cfg: ExportConfig) -> tuple[dict[str, dict[str, np.ndarray]]
 
 def build_export(cfg: ExportConfig) -> Any:
     """The version-6 value function of ``cfg``'s networks, every input checked and nothing
-    written (:class:`~experiments.evaluation.luck.value.DrawNetValue`).
+    written (:class:`~carioca_experiments.evaluation.luck.value.DrawNetValue`).
 
     Raises:
         ValueError: ``cfg.out`` exists without ``cfg.force`` or cannot be written, or
             :func:`gather_networks` refuses an input.
         OSError: ``cfg.out`` cannot be written.
     """
-    from experiments.common.argtypes import check_output_path
-    from experiments.evaluation.luck.value import DrawNetValue
+    from carioca_experiments.common.argtypes import check_output_path
+    from carioca_experiments.evaluation.luck.value import DrawNetValue
 
     out = Path(cfg.out)
     if out.exists() and not cfg.force:
@@ -773,11 +780,11 @@ def _share(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.fit6``: see the module docstring."""
-    from experiments.cli import run_script
-    from experiments.common.argtypes import int_at_least
+    """``python -m carioca_experiments.evaluation.luck.fit6``: see the module docstring."""
+    from carioca_experiments.cli import run_script
+    from carioca_experiments.common.argtypes import int_at_least
 
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.fit6", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.luck.fit6", description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=("targets", "fit", "export"))
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1])
     p.add_argument("--decks", type=int_at_least(HELDOUT_EVERY), default=600)

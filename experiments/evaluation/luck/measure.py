@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.measure widths --agents heuristic greedy --players 2 --decks 60 --values 2 3
-    python -m experiments.evaluation.luck.measure overhead --agents heuristic greedy --players 2 --decks 2
+    python -m carioca_experiments.evaluation.luck.measure widths --agents heuristic greedy --players 2 --decks 60 --values 2 3
+    python -m carioca_experiments.evaluation.luck.measure overhead --agents heuristic greedy --players 2 --decks 2
 
 ``widths`` plays a duplicate tournament on all seven contracts (or ``--contracts``), once,
 correcting every deal with each value function of ``--values``, and prints, per contract,
@@ -27,7 +27,7 @@ random) decide, directly and through the cards each seat then draws.  A correcti
 stock draws alone cannot remove the direct part.
 
 ``actions`` (2 players) bounds what AIVAT's action terms can do for agents that declare
-their random choices (:class:`agents.base.DeclaredChoice`): it plays the duplicate pair of
+their random choices (:class:`carioca_agents.base.DeclaredChoice`): it plays the duplicate pair of
 each of ``--decks`` decks (fit namespace) and at every declared choice of a kind version 4
 values estimates each option's true value to every seat by ``--rollouts`` playouts (the
 stock reshuffled: a value function does not see its order; fresh agent seeds), in two
@@ -37,7 +37,7 @@ the product of the two halves' estimates of ``A`` is an unbiased estimate of ``A
 the mean product over decks estimates that variance without the playouts' own noise.
 
 ``playout`` (2 players) measures what a perfect draw correction reaches, with a value
-function made of playouts: see :mod:`experiments.evaluation.luck.playout`, which has its
+function made of playouts: see :mod:`carioca_experiments.evaluation.luck.playout`, which has its
 own options (``measure playout --help``).
 
 ``overhead`` plays the same tasks with and without the correction, each way twice in
@@ -56,12 +56,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from experiments.cli import run_script
-from experiments.common.argtypes import int_at_least
-from experiments.evaluation.luck.correction import LuckTracker
-from experiments.evaluation.luck.fit import fit_deck, learned_spec
-from experiments.evaluation.luck.seated import seat_deal
-from experiments.evaluation.luck.value import DEFAULT_VERSION, AnyValue, shipped_version, shipped_versions
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import int_at_least
+from carioca_experiments.evaluation.luck.correction import LuckTracker
+from carioca_experiments.evaluation.luck.fit import fit_deck, learned_spec
+from carioca_experiments.evaluation.luck.seated import seat_deal
+from carioca_experiments.evaluation.luck.value import DEFAULT_VERSION, AnyValue, shipped_version, shipped_versions
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def _entries(cfg: MeasureConfig, contract: int) -> tuple[str, str]:
 
 class DealObserver(Protocol):
     """What :func:`play_deal` tells of each move: a :class:`LuckTracker`, or anything that
-    values the same events (``experiments.evaluation.luck.playout.PlayoutTracker``)."""
+    values the same events (``carioca_experiments.evaluation.luck.playout.PlayoutTracker``)."""
 
     def before(self, game: Any, move: Any, choice: Any = None) -> None:
         """The move about to be applied, and the choice its agent declared, if any."""
@@ -130,9 +130,9 @@ def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequen
     """Play a dealt game to the end of its deal (an R13 redeal plays on; after ``max_turns``
     completed turns every seat scores its hand, as in a tournament), each tracker
     accumulating its corrections; the final penalties."""
-    from agents.base import declared_choice
+    from carioca_agents.base import declared_choice
     from carioca_env.moves import MoveKind
-    from experiments.evaluation.tournament.play import deal_penalties
+    from carioca_experiments.evaluation.tournament.play import deal_penalties
 
     turns = 0
     while not game.deal_results or game.deal_results[-1].cancelled:
@@ -153,7 +153,7 @@ def play_deal(game: Any, agents: Sequence[Any], max_turns: int, trackers: Sequen
 def corrected_pairs(tc: Any, values: Sequence[AnyValue]) -> tuple[Any, list[Any]]:
     """Play every task of a two-agent tournament once, correcting each deal with every value
     function: ``(raw, [corrected by each])``, the paired differences (x - y, per deck) of
-    :func:`experiments.common.stats.paired_difference` over the same deals.
+    :func:`carioca_experiments.common.stats.paired_difference` over the same deals.
 
     The deals are the tournament's own (same decks, seats and agent seeds), and a
     correction only observes a deal, so each corrected difference is the one
@@ -161,9 +161,9 @@ def corrected_pairs(tc: Any, values: Sequence[AnyValue]) -> tuple[Any, list[Any]
     """
     from collections import defaultdict
 
-    from experiments.common.stats import paired_difference
-    from experiments.evaluation.tournament.play import setup_deal
-    from experiments.evaluation.tournament.tasks import make_tasks
+    from carioca_experiments.common.stats import paired_difference
+    from carioca_experiments.evaluation.tournament.play import setup_deal
+    from carioca_experiments.evaluation.tournament.tasks import make_tasks
 
     labels = tc.labels
     # per value function (raw first): (agent, (contract, deck)) -> that agent's penalties on the deck
@@ -192,7 +192,7 @@ def widths(cfg: MeasureConfig) -> list[dict[str, Any]]:
     """Per contract, one duplicate tournament played once and corrected by each value function
     of ``cfg.values``: a row with the raw and each corrected difference and their ratios
     (also appended to a JSON-lines file under ``cfg.out``, so a late stop keeps the rows done)."""
-    from experiments.evaluation.tournament import TournamentConfig
+    from carioca_experiments.evaluation.tournament import TournamentConfig
 
     values = [shipped_version(v) for v in cfg.values]
     rows = []
@@ -240,7 +240,7 @@ def ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
 
     from carioca_env import Game, GameConfig
     from carioca_env.decks import stack_deck
-    from experiments.common.seeds import LUCK_FIT, derive_seed
+    from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
 
     if cfg.players != 2:
         raise SystemExit("ceiling plays 2-player duplicate pairs only")
@@ -274,7 +274,7 @@ def seeds_share(cfg: MeasureConfig) -> list[dict[str, float | int]]:
 
     import numpy as np
 
-    from experiments.common.seeds import LUCK_FIT, derive_seed
+    from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
 
     if cfg.players != 2:
         raise SystemExit("seeds plays 2-player duplicate pairs only")
@@ -301,7 +301,7 @@ def _option_values(game: Any, options: Sequence[Any], specs: Sequence[str], rng:
     the agents of ``specs`` freshly seeded from ``rng``)."""
     import numpy as np
 
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     half = max(1, rollouts // 2)
     out = np.zeros((2, len(options), game.num_players))
@@ -324,10 +324,10 @@ def action_ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
 
     import numpy as np
 
-    from agents.base import declared_choice
+    from carioca_agents.base import declared_choice
     from carioca_env.moves import MoveKind
-    from experiments.common.seeds import LUCK_FIT, derive_seed
-    from experiments.evaluation.luck import features4
+    from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+    from carioca_experiments.evaluation.luck import features4
 
     if cfg.players != 2:
         raise SystemExit("actions plays 2-player duplicate pairs only")
@@ -383,7 +383,7 @@ def action_ceiling(cfg: MeasureConfig) -> list[dict[str, float | int]]:
 
 def _cpu_seconds(args: tuple[MeasureConfig, bool]) -> float:
     """CPU seconds of playing every task of ``cfg`` in this (fresh) process, with or without the correction."""
-    from experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
+    from carioca_experiments.evaluation.tournament import TournamentConfig, make_tasks, play_chunk
 
     cfg, corrected = args
     spent = 0.0
@@ -417,13 +417,13 @@ def overhead(cfg: MeasureConfig, rounds: int = 2) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.evaluation.luck.measure``: see the module docstring."""
+    """``python -m carioca_experiments.evaluation.luck.measure``: see the module docstring."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "playout":  # its own options
-        from experiments.evaluation.luck import playout
+        from carioca_experiments.evaluation.luck import playout
 
         return playout.main(argv[1:])
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.luck.measure", description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=("widths", "overhead", "ceiling", "seeds", "actions", "playout"))
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.measure playout --agents heuristic greedy --contracts 1 2 6 \\
+    python -m carioca_experiments.evaluation.luck.measure playout --agents heuristic greedy --contracts 1 2 6 \\
         --decks 60 --centring 4 --rollouts 1 --playout-agents actual --seed 7 --out runs/luck-playout
 
 Each deck (fit namespace, never a tournament's) is played as a duplicate pair (two
@@ -51,8 +51,8 @@ import numpy as np
 
 from carioca_env.moves import Move, MoveKind
 from carioca_env.view import Phase
-from experiments.common.seeds import LUCK_FIT, derive_seed
-from experiments.evaluation.luck.value import DEFAULT_VERSION
+from carioca_experiments.common.seeds import LUCK_FIT, derive_seed
+from carioca_experiments.evaluation.luck.value import DEFAULT_VERSION
 
 #: the seed tag of this study's decks, agents and playouts in the fit namespace
 TAG = "playout"
@@ -95,8 +95,8 @@ class PlayoutConfig:
     players = 2
 
     def __post_init__(self) -> None:
-        from agents.registry import parse_spec
-        from experiments.evaluation.luck.value import shipped_versions
+        from carioca_agents.registry import parse_spec
+        from carioca_experiments.evaluation.luck.value import shipped_versions
 
         if len(self.agents) != 2:
             raise ValueError(f"agents: expected two specs, got {len(self.agents)}")
@@ -138,7 +138,7 @@ def playout_start(game: Any, card: int, seed: int, specs: Sequence[str]) -> tupl
     game's own generator (recycles) and the agents are seeded before that choice, so with
     one seed every card gets the same shuffle, generator and agents, and two cards' stocks
     differ in two places only (common random numbers)."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     rng = random.Random(seed)
     stock = sorted(game.stock)
@@ -157,7 +157,7 @@ def card_value(game: Any, card: int, seeds: Sequence[int], specs: Sequence[str],
     """Each seat's mean final deal penalty over one playout per seed of ``game`` (at a stock
     draw) with ``card`` drawn (:func:`playout_start`), each played to the deal's end (or
     ``max_turns`` completed turns) by the agents of ``specs``."""
-    from experiments.evaluation.luck.measure import play_deal
+    from carioca_experiments.evaluation.luck.measure import play_deal
 
     out = np.zeros(game.num_players)
     for seed in seeds:
@@ -166,7 +166,7 @@ def card_value(game: Any, card: int, seeds: Sequence[int], specs: Sequence[str],
 
 
 class PlayoutTracker:
-    """A :class:`~experiments.evaluation.luck.correction.LuckTracker`-like observer whose
+    """A :class:`~carioca_experiments.evaluation.luck.correction.LuckTracker`-like observer whose
     value function is playouts: at every stock draw, each half ``h`` adds to
     ``corrections[h]`` the draw's correction ``f(drawn) - mean_j f(c_j)`` (module docstring).
 
@@ -211,11 +211,11 @@ def play_deck(cfg: PlayoutConfig, contract: int, deck: int) -> tuple[dict[str, A
     """One deck's duplicate pair, raw and corrected: its row (x - y per deal, raw, by the
     value function and by each half's playouts), and the CPU seconds of playing it
     corrected and of playing it raw."""
-    from experiments.evaluation.luck.correction import LuckTracker
-    from experiments.evaluation.luck.fit import fit_deck
-    from experiments.evaluation.luck.measure import _duplicate_pair, _entries, play_deal
-    from experiments.evaluation.luck.seated import seat_deal
-    from experiments.evaluation.luck.value import shipped_version
+    from carioca_experiments.evaluation.luck.correction import LuckTracker
+    from carioca_experiments.evaluation.luck.fit import fit_deck
+    from carioca_experiments.evaluation.luck.measure import _duplicate_pair, _entries, play_deal
+    from carioca_experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.evaluation.luck.value import shipped_version
 
     entries = _entries(cfg, contract)  # type: ignore[arg-type]  # it reads .agents and .players only
     deck_cards, dealer = fit_deck(random.Random(derive_seed(LUCK_FIT, cfg.seed, TAG, contract, deck)), 2)
@@ -380,8 +380,8 @@ HEADER = ("| contract | decks | raw SD | v3-corrected SD (ratio) | playout, perf
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``measure playout`` options."""
-    from experiments.common.argtypes import int_at_least
-    from experiments.evaluation.luck.value import shipped_versions
+    from carioca_experiments.common.argtypes import int_at_least
+    from carioca_experiments.evaluation.luck.value import shipped_versions
 
     p.add_argument("--agents", nargs=2, required=True, metavar="SPEC")
     p.add_argument("--contracts", type=int, nargs="+", choices=range(1, 8), default=[1, 2, 6])
@@ -400,10 +400,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m experiments.evaluation.luck.measure playout ...``: see the module docstring."""
-    from experiments.cli import run_script
+    """``python -m carioca_experiments.evaluation.luck.measure playout ...``: see the module docstring."""
+    from carioca_experiments.cli import run_script
 
-    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.measure playout",
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.luck.measure playout",
                                 description=__doc__.split("\n\n")[0])
     add_arguments(p)
     a = p.parse_args(argv)

@@ -2,16 +2,16 @@
 
 Usage::
 
-    python -m experiments.evaluation.luck.replayed mates --agent learned --baseline heuristic DIR [DIR ...]
-    python -m experiments.evaluation.luck.replayed replace --agent s SEARCH_DIR:HEURISTIC_DIR [...]
-    python -m experiments.evaluation.luck.replayed versus --agent cheat --other uniform --baseline heuristic \
+    python -m carioca_experiments.evaluation.luck.replayed mates --agent learned --baseline heuristic DIR [DIR ...]
+    python -m carioca_experiments.evaluation.luck.replayed replace --agent s SEARCH_DIR:HEURISTIC_DIR [...]
+    python -m carioca_experiments.evaluation.luck.replayed versus --agent cheat --other uniform --baseline heuristic \
         CHEAT_DIR:UNIFORM_DIR [...]
-    python -m experiments.evaluation.luck.replayed reluck --luck FINGERPRINT DIR OUT
+    python -m carioca_experiments.evaluation.luck.replayed reluck --luck FINGERPRINT DIR OUT
 
 ``mates``: the agent minus its table-mates of the baseline (``heuristic``, or the seats
 ``heuristic1``, ``heuristic2``, ... averaged), per deck over the deals where they sat
 together, as the final tournament of the learned set reports it
-(:func:`experiments.evaluation.tournament.summary.table_mate_rows`).  The folders are tournaments of
+(:func:`carioca_experiments.evaluation.tournament.summary.table_mate_rows`).  The folders are tournaments of
 the same agents (several seeds pool their decks); one row per contract.
 
 ``replace``: what replacing one seat of a table by the agent changes.  Each pair of
@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common.stats import paired_difference
+from carioca_experiments.common.stats import paired_difference
 
 
 class ReplayError(ValueError):
@@ -85,7 +85,7 @@ def _row(contract: int, decks: int, raw: tuple[float, float, float], corrected: 
 def mates(folders: Sequence[Path], agent: str, baseline: str) -> list[dict[str, Any]]:
     """Per contract: ``agent`` minus its ``baseline`` table-mates, raw and corrected, over
     the complete decks of ``folders`` pooled (see the module docstring)."""
-    from experiments.evaluation.tournament.summary import table_mate_rows
+    from carioca_experiments.evaluation.tournament.summary import table_mate_rows
 
     rows = []
     for r in table_mate_rows([_read(f) for f in folders], [agent], (baseline,)):
@@ -103,7 +103,7 @@ def versus(pairs: Sequence[tuple[Path, Path]], agent: str, other: str, baseline:
     Raises:
         ReplayError: a pair's tournaments have different seeds, decks or value functions.
     """
-    from experiments.evaluation.tournament.summary import table_mate_decks
+    from carioca_experiments.evaluation.tournament.summary import table_mate_decks
 
     lucks = set()
     first: dict[int, dict[tuple[int, int], tuple[float, float | None]]] = defaultdict(dict)
@@ -206,9 +206,9 @@ def reluck(folder: Path, out: Path, fingerprint: str) -> int:
     """
     from carioca_env import CariocaError, Game, RecordError, cards_str, parse_move
     from carioca_env.records import read_record
-    from experiments.common.files import write_file
-    from experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
-    from experiments.evaluation.tournament.play import deal_penalties
+    from carioca_experiments.common.files import write_file
+    from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
+    from carioca_experiments.evaluation.tournament.play import deal_penalties
 
     try:
         value = value_by_fingerprint(fingerprint)
@@ -267,7 +267,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m experiments.evaluation.luck.replayed",
+    parser = argparse.ArgumentParser(prog="python -m carioca_experiments.evaluation.luck.replayed",
                                      description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     m = sub.add_parser("mates", help="an agent against the mean of its baseline table-mates")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agents.base import Agent
+    from carioca_agents.base import Agent
     from carioca_env import Game
 
 
@@ -20,7 +20,7 @@ def seat_deal(deck: Sequence[int], dealer: int, contract: int, specs: Sequence[s
     """The game of ``contract`` dealt from ``deck`` by ``dealer`` (one seat per spec, the
     game's own randomness from ``game_seed``) and its agents, seat by seat, each made
     from its spec and reset with its seed."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
     from carioca_env import Game, GameConfig
 
     game = Game.from_deck(list(deck), dealer, GameConfig(num_players=len(specs), deals=(contract,)), game_seed)

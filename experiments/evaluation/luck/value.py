@@ -5,23 +5,23 @@ its features' version and its parameters) in tournament configs, so results corr
 one value function are never mixed with another's:
 
 - version 1, :class:`ValueFunction` (``value-v1.json``): a linear model per (player count,
-  contract) on the design rows of :mod:`experiments.evaluation.luck.features`;
+  contract) on the design rows of :mod:`carioca_experiments.evaluation.luck.features`;
 - version 2, :class:`MlpValue` (``value-v2.json``): a small network per (player count,
-  contract) on the race features of :mod:`experiments.evaluation.luck.features2`
+  contract) on the race features of :mod:`carioca_experiments.evaluation.luck.features2`
   (deficiencies, live outs in the stock, penalties of every seat);
 - version 3, :class:`DrawValue` (``value-v3.json``): per (player count, contract) and seat
-  position, weights on the draw features of :mod:`experiments.evaluation.luck.features3` (what the
+  position, weights on the draw features of :mod:`carioca_experiments.evaluation.luck.features3` (what the
   card drawn is worth to each seat in its context), fitted by
-  :mod:`experiments.evaluation.luck.fit3` so that the corrections explain the penalties;
+  :mod:`carioca_experiments.evaluation.luck.fit3` so that the corrections explain the penalties;
 - version 4, :class:`ActionValue` (a version 3 of the draws plus weights on the action
-  features of :mod:`experiments.evaluation.luck.features4`, which value the options of a
+  features of :mod:`carioca_experiments.evaluation.luck.features4`, which value the options of a
   choice an agent declared random: AIVAT's action terms), fitted by
-  :mod:`experiments.evaluation.luck.fit4`;
-- (version 5 was a diagnostic fit, :mod:`experiments.evaluation.luck.fit5`, never shipped;)
+  :mod:`carioca_experiments.evaluation.luck.fit4`;
+- (version 5 was a diagnostic fit, :mod:`carioca_experiments.evaluation.luck.fit5`, never shipped;)
 - version 6, :class:`DrawNetValue` (``value-v6.json``): per (player count, contract) a
   network of version 5's shape on version 3's draw inputs (each seat's context, its
   position after the drawer, the card's attributes for it), fitted to playout card values
-  by :mod:`experiments.evaluation.luck.fit6` and gathered into one file by its ``export``
+  by :mod:`carioca_experiments.evaluation.luck.fit6` and gathered into one file by its ``export``
   step; the models it has no network for are the shipped version 3's (named by
   fingerprint in its file).  It has networks for contracts 1, 2, 4, 5 and 6 at 2 players;
 - version 7 (``value-v7.json``, the default): the same kind of file with version 6's five
@@ -54,9 +54,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from experiments.common.files import write_file
-from experiments.evaluation.luck import features2, features3, features4
-from experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
+from carioca_experiments.common.files import write_file
+from carioca_experiments.evaluation.luck import features2, features3, features4
+from carioca_experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
 
 #: The value file format.
 VALUE_FORMAT = "carioca-luck-value"
@@ -234,7 +234,7 @@ def mlp_forward(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class MlpValue(_ValueFile):
     """Version 2: a network with two ReLU hidden layers per (player count, contract) on
-    :func:`experiments.evaluation.luck.features2.design` rows, one row per seat.
+    :func:`carioca_experiments.evaluation.luck.features2.design` rows, one row per seat.
 
     Attributes:
         models: model key (:func:`model_key`) -> parameters (:data:`MLP_PARAMS`).
@@ -346,7 +346,7 @@ DRAW_DECIMALS = 3
 @dataclass(frozen=True)
 class DrawValue(_ValueFile):
     """Version 3: per (player count, contract), weights ``[num_players, len(CONTEXT), len(ATTRS)]``
-    on the draw features of :mod:`experiments.evaluation.luck.features3` (the context of each
+    on the draw features of :mod:`carioca_experiments.evaluation.luck.features3` (the context of each
     seat before the draw times the drawn card's attributes for it), by the seat's position
     after the drawer; or, for the models in ``scaled``, ``beta *`` the shipped version-2
     network of the same player count and contract (where the fit found that better).
@@ -496,8 +496,8 @@ ACTION_VERSION = 4
 class ActionValue(_ValueFile):
     """Version 4: a version-3 value of the stock draws (``draw``) and, per (player count,
     contract), weights ``[num_players, len(CONTEXT), len(ACTION_ATTRS)]`` on the action
-    features of :mod:`experiments.evaluation.luck.features4`, which value each option of a
-    choice an agent declared random (:class:`agents.base.DeclaredChoice`).
+    features of :mod:`carioca_experiments.evaluation.luck.features4`, which value each option of a
+    choice an agent declared random (:class:`carioca_agents.base.DeclaredChoice`).
 
     A (player count, contract) without action weights gets draw corrections only.  Weights
     are rounded to :data:`DRAW_DECIMALS` decimals, like version 3's.
@@ -545,7 +545,7 @@ class ActionValue(_ValueFile):
     def action_values(self, game: Any, options: Sequence[Any]) -> np.ndarray | None:
         """``V`` after each of ``options`` of the player to act, ``[len(options), num_players]``,
         or ``None`` when this (player count, contract) has no action weights or an option is
-        of a kind not valued (:func:`experiments.evaluation.luck.features4.valued`)."""
+        of a kind not valued (:func:`carioca_experiments.evaluation.luck.features4.valued`)."""
         w = self.actions.get(model_key(game.num_players, game.deal_number))
         if w is None or not features4.valued(options):
             return None
@@ -620,10 +620,10 @@ NET_DECIMALS = 9
 
 def net_inputs(mover: int, ctx: np.ndarray, attrs: np.ndarray) -> np.ndarray:
     """A version-6 network's input rows ``[..., num_players, len(CONTEXT) + num_players + len(ATTRS)]``:
-    per seat its :mod:`~experiments.evaluation.luck.features3` context ``ctx [num_players,
+    per seat its :mod:`~carioca_experiments.evaluation.luck.features3` context ``ctx [num_players,
     len(CONTEXT)]``, its position after the drawer ``mover`` (one-hot), then the card's
     attributes for it, ``attrs [..., num_players, len(ATTRS)]``
-    (:func:`experiments.evaluation.luck.fit5.inputs`' layout)."""
+    (:func:`carioca_experiments.evaluation.luck.fit5.inputs`' layout)."""
     n = ctx.shape[0]
     onehot = np.eye(n)[(np.arange(n) - mover) % n]
     seat = np.concatenate([np.asarray(ctx, dtype=np.float64), onehot], axis=-1)  # [n, C + n]
@@ -691,7 +691,7 @@ class DrawNetValue(_ValueFile):
     layers, inputs standardised, :func:`mlp_forward`) that values the card drawn for each
     seat from version 3's draw features (:func:`net_inputs`: the seat's context, its
     position after the drawer, the card's attributes for it), fitted to playout card values
-    by :mod:`experiments.evaluation.luck.fit6`; a (player count, contract) it has no network
+    by :mod:`carioca_experiments.evaluation.luck.fit6`; a (player count, contract) it has no network
     for is valued by the shipped version 3 (:attr:`base`, named by its fingerprint in the
     file and in this one's).
 

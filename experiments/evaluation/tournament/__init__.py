@@ -9,13 +9,13 @@ Usage::
 
 or from Python::
 
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
     summary = run_tournament(TournamentConfig(agents=("random", "greedy"), decks=2),
                              "results/eval", workers=2)
     print(summary.to_text()); summary.mean_penalty("greedy", contract=3)
 
 Agents
-    Each agent is a spec for :func:`agents.registry.make_agent` (``random``,
+    Each agent is a spec for :func:`carioca_agents.registry.make_agent` (``random``,
     ``ppo:models/c3.zip``), optionally labelled ``LABEL=SPEC`` (``a=random b=random``
     plays two copies of one spec as two agents).  Labels must be distinct; a bare spec is
     its own label.
@@ -23,7 +23,7 @@ Agents
 Unit of play
     One deal of one contract: ``Game.from_deck(deck, dealer, GameConfig(players, (k,)),
     game_seed)``.  Every seed comes from the tournament seed through
-    :func:`~experiments.common.seeds.derive_seed` in the ``TOURNAMENT`` namespace (a hash
+    :func:`~carioca_experiments.common.seeds.derive_seed` in the ``TOURNAMENT`` namespace (a hash
     of the seed, a purpose, the contract, the deck index ...), never from global
     random state: deck ``d`` of contract ``k`` is ``full_deck()`` shuffled by
     ``random.Random(derive_seed(TOURNAMENT, seed, "deck", k, d))``, which also draws the dealer; the
@@ -85,7 +85,7 @@ Results file ``results.jsonl`` (in ``--out``)
     its contract, ``null`` if it did not; ``hands`` are the initial hands (card notation).
     With ``--luck-correction`` (``config.luck``, the value function's fingerprint) a line
     also holds ``luck``, each seat's summed corrections (the corrected penalty is
-    ``penalty - luck``; :mod:`experiments.evaluation.luck`), and ``luck_draws``, the stock
+    ``penalty - luck``; :mod:`carioca_experiments.evaluation.luck`), and ``luck_draws``, the stock
     draws valued; with a version-4 value function also ``luck_actions``, the agents'
     declared random choices valued (their action terms are in ``luck``).
 
@@ -115,8 +115,8 @@ Modules (each answers one question)
     :mod:`.presentation` tables, files and plots; :mod:`.cli` the command line.
 """
 
-from experiments.evaluation.tournament.cli import INTERRUPTED, add_arguments, config_from_args, run
-from experiments.evaluation.tournament.config import (
+from carioca_experiments.evaluation.tournament.cli import INTERRUPTED, add_arguments, config_from_args, run
+from carioca_experiments.evaluation.tournament.config import (
     ALL_CONTRACTS,
     BUILTIN_AGENTS,
     FORMATS,
@@ -126,31 +126,31 @@ from experiments.evaluation.tournament.config import (
     lineups,
     parse_agent,
 )
-from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
-from experiments.evaluation.tournament.executors import (
+from carioca_experiments.evaluation.tournament.errors import TaskFailed, TournamentError
+from carioca_experiments.evaluation.tournament.executors import (
     Executor,
     ProcessExecutor,
     SerialExecutor,
     make_executor,
 )
-from experiments.evaluation.tournament.play import deal_deck, play_chunk, play_task, setup_deal
-from experiments.evaluation.tournament.presentation import plot_summary
-from experiments.evaluation.tournament.results import (
+from carioca_experiments.evaluation.tournament.play import deal_deck, play_chunk, play_task, setup_deal
+from carioca_experiments.evaluation.tournament.presentation import plot_summary
+from carioca_experiments.evaluation.tournament.results import (
     FORMAT_NAME,
     FORMAT_VERSION,
     RESULTS_FILE,
     ResultsFile,
     read_results,
 )
-from experiments.evaluation.tournament.runner import check_agents, run_tournament
-from experiments.evaluation.tournament.summary import (
+from carioca_experiments.evaluation.tournament.runner import check_agents, run_tournament
+from carioca_experiments.evaluation.tournament.summary import (
     AgentStats,
     PairStats,
     RatingStats,
     Summary,
     summarize,
 )
-from experiments.evaluation.tournament.tasks import Task, make_tasks
+from carioca_experiments.evaluation.tournament.tasks import Task, make_tasks
 
 __all__ = [
     "ALL_CONTRACTS", "BUILTIN_AGENTS", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "PRESETS", "RESULTS_FILE",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
-from experiments.evaluation.tournament.config import (
+from carioca_experiments.evaluation.tournament.config import (
     ALL_CONTRACTS,
     BUILTIN_AGENTS,
     FORMATS,
@@ -18,12 +18,12 @@ from experiments.evaluation.tournament.config import (
     TournamentConfig,
     lineups,
 )
-from experiments.evaluation.tournament.errors import TournamentError
-from experiments.evaluation.tournament.executors import BACKENDS
-from experiments.evaluation.tournament.results import RESULTS_FILE
-from experiments.evaluation.tournament.runner import run_tournament
-from experiments.evaluation.tournament.summary import summarize
-from experiments.evaluation.tournament.tasks import make_tasks
+from carioca_experiments.evaluation.tournament.errors import TournamentError
+from carioca_experiments.evaluation.tournament.executors import BACKENDS
+from carioca_experiments.evaluation.tournament.results import RESULTS_FILE
+from carioca_experiments.evaluation.tournament.runner import run_tournament
+from carioca_experiments.evaluation.tournament.summary import summarize
+from carioca_experiments.evaluation.tournament.tasks import make_tasks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +94,7 @@ def _preset_text(name: str) -> str:
 
 
 def _builtin_agents() -> list[str]:
-    from agents.registry import available
+    from carioca_agents.registry import available
 
     known = set(available())
     return [a for a in BUILTIN_AGENTS if a in known]
@@ -156,7 +156,7 @@ def _luck_fingerprint(version: int | None = None) -> str:
     Raises:
         TournamentError: no shipped value function has that version.
     """
-    from experiments.evaluation.luck import ValueFileError, shipped_value, shipped_version
+    from carioca_experiments.evaluation.luck import ValueFileError, shipped_value, shipped_version
 
     if version is None:
         return shipped_value().fingerprint
@@ -166,7 +166,7 @@ def _luck_fingerprint(version: int | None = None) -> str:
         raise TournamentError(f"--luck-value: {exc}") from None
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "the deals played so far are saved: rerun the same command to resume"
 
 

@@ -1,7 +1,7 @@
 """What a tournament plays: its configuration, the presets, the seeds and the lineups.
 
 Nothing here plays or runs anything: a :class:`TournamentConfig` and its lineups fully
-determine the tournament's tasks (:mod:`experiments.evaluation.tournament.tasks`) and so its results.
+determine the tournament's tasks (:mod:`carioca_experiments.evaluation.tournament.tasks`) and so its results.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
-from experiments.common.seeds import TOURNAMENT, derive_seed
-from experiments.evaluation.tournament.errors import TournamentError
+from carioca_experiments.common.seeds import TOURNAMENT, derive_seed
+from carioca_experiments.evaluation.tournament.errors import TournamentError
 
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
 FORMATS = ("duplicate", "random")
@@ -58,7 +58,7 @@ class TournamentConfig:
             lineup per deck).
         max_turns: completed turns after which a deal is truncated (R17).
         luck: the fingerprint of the luck value function whose corrections each deal
-            records (``--luck-correction``, :mod:`experiments.evaluation.luck`), or ``None``.  Left
+            records (``--luck-correction``, :mod:`carioca_experiments.evaluation.luck`), or ``None``.  Left
             out of :meth:`to_dict` when ``None``, so configs without it keep their
             results headers and default folders.
     """
@@ -110,7 +110,7 @@ class TournamentConfig:
 
     @property
     def specs(self) -> tuple[str, ...]:
-        """The agents' specs for :func:`agents.registry.make_agent`."""
+        """The agents' specs for :func:`carioca_agents.registry.make_agent`."""
         return tuple(parse_agent(a)[1] for a in self.agents)
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 An executor maps a function over items (chunks of tasks) and yields the results in the
 order they finish.  The runner does not care where the work runs: this process
 (:class:`SerialExecutor`), local spawn processes (:class:`ProcessExecutor`) or a Ray
-cluster (:class:`experiments.evaluation.tournament.ray_executor.RayExecutor`, imported only when
+cluster (:class:`carioca_experiments.evaluation.tournament.ray_executor.RayExecutor`, imported only when
 asked for, so the core install needs no Ray).
 
 Failures: when ``fn`` raises, the executor raises :class:`TaskFailed` with the task id
@@ -25,7 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol, TypeVar
 
-from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
+from carioca_experiments.evaluation.tournament.errors import TaskFailed, TournamentError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -217,7 +217,7 @@ def make_executor(backend: str = "local", workers: int | None = 2, *, address: s
             raise TournamentError(f"--workers must be at least 1, got {workers!r}")
         return SerialExecutor() if workers == 1 else ProcessExecutor(workers, retries)
     if backend == "ray":
-        from experiments.evaluation.tournament.ray_executor import RayExecutor
+        from carioca_experiments.evaluation.tournament.ray_executor import RayExecutor
 
         return RayExecutor(address=address, workers=workers, retries=retries)
     raise TournamentError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")

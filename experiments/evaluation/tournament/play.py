@@ -1,7 +1,7 @@
 """Playing one task: deal its deck, seat its agents, play the deal to its end.
 
 Everything a task plays is a function of the config and the task (see the seeds in
-:mod:`experiments.evaluation.tournament`), so a task gives the same result line in any process, on
+:mod:`carioca_experiments.evaluation.tournament`), so a task gives the same result line in any process, on
 any machine, on any attempt.  :func:`play_chunk` is what executors send to workers: it
 takes and returns plain data (the config, tasks, result dicts, game records) so that it
 pickles for spawn processes and Ray.
@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common.seeds import TOURNAMENT, derive_seed
-from experiments.evaluation.tournament.config import TournamentConfig, agent_seed
-from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
-from experiments.evaluation.tournament.tasks import Task
+from carioca_experiments.common.seeds import TOURNAMENT, derive_seed
+from carioca_experiments.evaluation.tournament.config import TournamentConfig, agent_seed
+from carioca_experiments.evaluation.tournament.errors import TaskFailed, TournamentError
+from carioca_experiments.evaluation.tournament.tasks import Task
 
 #: One played task: its result line and, if asked for, its game record.
 Outcome = tuple[dict[str, Any], dict[str, Any] | None]
@@ -47,7 +47,7 @@ def deal_penalties(game: Any) -> list[int]:
 
 def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], list[int]]:
     """The game and the seated agents of a task, before the first move: ``(game, agents, agent_seeds)``."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
     from carioca_env import Game, GameConfig
 
     cards, dealer, game_seed = deal_deck(config, task.contract, task.deck)
@@ -95,8 +95,8 @@ def play_chunk(config: TournamentConfig, chunk: Sequence[Task], record_every: in
 
 
 def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcome:
-    from agents.base import declared_choice
-    from agents.cheat import show_true_game
+    from carioca_agents.base import declared_choice
+    from carioca_agents.cheat import show_true_game
     from carioca_env import MoveKind, cards_str
     from carioca_env.cards import hand_penalty
 
@@ -128,7 +128,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         was_open = game.opened[seat]
         results_before = len(game.deal_results)
         try:
-            show_true_game(agents[seat], game)  # a labelled reference cheat only (agents.cheat)
+            show_true_game(agents[seat], game)  # a labelled reference cheat only (carioca_agents.cheat)
             move = agents[seat].act(game.view(seat), legal)
             if tracker is not None:
                 tracker.before(game, move, declared_choice(agents[seat]))
@@ -179,7 +179,7 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         "hands": hands,
     }
     if tracker is not None:
-        # the sum of each seat's stock-draw corrections (experiments.evaluation.luck.correction);
+        # the sum of each seat's stock-draw corrections (carioca_experiments.evaluation.luck.correction);
         # the corrected penalty is penalty - luck
         result["luck"] = [float(c) for c in tracker.corrections]
         result["luck_draws"] = tracker.draws
@@ -197,7 +197,7 @@ def _luck_tracker(config: TournamentConfig) -> Any:
     """
     if config.luck is None:
         return None
-    from experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
+    from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, value_by_fingerprint
 
     try:
         value = value_by_fingerprint(config.luck)

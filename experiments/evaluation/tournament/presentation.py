@@ -8,11 +8,11 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from experiments.common.report import Report, pyplot
-from experiments.common.stats import format_interval
-from experiments.common.tables import markdown_table, text_table, wrap_cell
-from experiments.evaluation.ratings import RATINGS_EXPLAINED, rating_table
-from experiments.evaluation.tournament.summary import AgentStats, PairStats, Summary
+from carioca_experiments.common.report import Report, pyplot
+from carioca_experiments.common.stats import format_interval
+from carioca_experiments.common.tables import markdown_table, text_table, wrap_cell
+from carioca_experiments.evaluation.ratings import RATINGS_EXPLAINED, rating_table
+from carioca_experiments.evaluation.tournament.summary import AgentStats, PairStats, Summary
 
 
 def _headline(s: Summary) -> list[str]:
@@ -167,7 +167,7 @@ def plot_summary(summary: Summary, out_dir: str | Path) -> list[Path]:
         ImportError: matplotlib is not installed.
     """
     plt = pyplot()
-    from experiments.common.plots import legend_outside
+    from carioca_experiments.common.plots import legend_outside
 
     report = Report(out_dir)
     contracts = [str(c) for c in summary.config.contracts]

@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from experiments.common.ray_cluster import RayUnavailable, connect
-from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
-from experiments.evaluation.tournament.executors import as_task_failed
+from carioca_experiments.common.ray_cluster import RayUnavailable, connect
+from carioca_experiments.evaluation.tournament.errors import TaskFailed, TournamentError
+from carioca_experiments.evaluation.tournament.executors import as_task_failed
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from experiments.evaluation.tournament.config import TournamentConfig, lineups
-from experiments.evaluation.tournament.errors import TournamentError
-from experiments.evaluation.tournament.tasks import Task, make_tasks
+from carioca_experiments.evaluation.tournament.config import TournamentConfig, lineups
+from carioca_experiments.evaluation.tournament.errors import TournamentError
+from carioca_experiments.evaluation.tournament.tasks import Task, make_tasks
 
 FORMAT_NAME = "carioca-tournament-results"
 #: Version 2 seeds each agent by its seat (:func:`.config.agent_seed`); version 1 seeded

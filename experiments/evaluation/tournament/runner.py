@@ -13,20 +13,20 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from experiments.common.progress import progress_bar
-from experiments.evaluation.tournament.config import TournamentConfig
-from experiments.evaluation.tournament.errors import TaskFailed, TournamentError
-from experiments.evaluation.tournament.executors import Executor, SerialExecutor, make_executor
-from experiments.evaluation.tournament.play import play_chunk
-from experiments.evaluation.tournament.results import (
+from carioca_experiments.common.progress import progress_bar
+from carioca_experiments.evaluation.tournament.config import TournamentConfig
+from carioca_experiments.evaluation.tournament.errors import TaskFailed, TournamentError
+from carioca_experiments.evaluation.tournament.executors import Executor, SerialExecutor, make_executor
+from carioca_experiments.evaluation.tournament.play import play_chunk
+from carioca_experiments.evaluation.tournament.results import (
     RECORDS_DIR,
     ResultsWriter,
     open_results,
     prepare_out_dir,
     read_results,
 )
-from experiments.evaluation.tournament.summary import Summary, summarize
-from experiments.evaluation.tournament.tasks import Task, chunk_id, chunk_tasks, make_tasks
+from carioca_experiments.evaluation.tournament.summary import Summary, summarize
+from carioca_experiments.evaluation.tournament.tasks import Task, chunk_id, chunk_tasks, make_tasks
 
 #: The most tasks in one chunk (a chunk is the unit an executor sends to a worker).
 MAX_CHUNK = 8
@@ -145,7 +145,7 @@ def check_luck(config: TournamentConfig) -> None:
         TournamentError: the config names a value function that no version shipped with
             this package has, or it has no model for a contract at this number of players.
     """
-    from experiments.evaluation.luck import ValueFileError, value_by_fingerprint
+    from carioca_experiments.evaluation.luck import ValueFileError, value_by_fingerprint
 
     if config.luck is None:
         return
@@ -173,8 +173,8 @@ def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
     Raises:
         TournamentError: an agent that cannot be built (the message names it and says why).
     """
-    from agents.plugins import worker_problem
-    from agents.registry import make_agent
+    from carioca_agents.plugins import worker_problem
+    from carioca_agents.registry import make_agent
 
     check_luck(config)
     for label, spec in zip(config.labels, config.specs):

@@ -1,8 +1,8 @@
 """What a tournament's results say: per-agent statistics, paired differences, ratings.
 
 :func:`summarize` reads a results file and computes a :class:`Summary`; the intervals
-come from :mod:`experiments.common.stats` through its public functions.  How a summary is
-shown (tables, files, plots) is :mod:`experiments.evaluation.tournament.presentation`.
+come from :mod:`carioca_experiments.common.stats` through its public functions.  How a summary is
+shown (tables, files, plots) is :mod:`carioca_experiments.evaluation.tournament.presentation`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.common.stats import MeanCI, mean_ci, paired_difference, penalty_ci, win_shares
-from experiments.evaluation.ratings import Rating, fit_ratings
-from experiments.evaluation.tournament.config import TournamentConfig
-from experiments.evaluation.tournament.results import RESULTS_FILE, ResultsFile, read_results
-from experiments.evaluation.tournament.tasks import make_tasks
+from carioca_experiments.common.stats import MeanCI, mean_ci, paired_difference, penalty_ci, win_shares
+from carioca_experiments.evaluation.ratings import Rating, fit_ratings
+from carioca_experiments.evaluation.tournament.config import TournamentConfig
+from carioca_experiments.evaluation.tournament.results import RESULTS_FILE, ResultsFile, read_results
+from carioca_experiments.evaluation.tournament.tasks import make_tasks
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class PairStats:
                          self.corrected_half)
 
 
-#: A rating row (the batch Bradley-Terry fit of :mod:`experiments.evaluation.ratings`).
+#: A rating row (the batch Bradley-Terry fit of :mod:`carioca_experiments.evaluation.ratings`).
 RatingStats = Rating
 
 
@@ -183,19 +183,19 @@ class Summary:
 
     def to_text(self) -> str:
         """Plain-text tables for the terminal."""
-        from experiments.evaluation.tournament.presentation import summary_text
+        from carioca_experiments.evaluation.tournament.presentation import summary_text
 
         return summary_text(self)
 
     def to_markdown(self) -> str:
         """The same tables in Markdown."""
-        from experiments.evaluation.tournament.presentation import summary_markdown
+        from carioca_experiments.evaluation.tournament.presentation import summary_markdown
 
         return summary_markdown(self)
 
     def write(self, out_dir: str | Path, log: Callable[[str], None] | None = None) -> list[Path]:
         """Write summary.md, summary.csv, pairs.csv, summary.json and the PNG plots; returns the paths."""
-        from experiments.evaluation.tournament.presentation import write_summary
+        from carioca_experiments.evaluation.tournament.presentation import write_summary
 
         return write_summary(self, out_dir, log)
 
@@ -305,7 +305,7 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
       on that deck (over lineups and, if it sat twice, both seats).
     - ``mean_penalty`` is the mean of the agent's unit values (with the duplicate format
       every unit has the same weight, so this is also the mean per seat-deal); its 95%
-      interval is a seeded BCa bootstrap over units (:func:`experiments.common.stats.penalty_ci`:
+      interval is a seeded BCa bootstrap over units (:func:`carioca_experiments.common.stats.penalty_ci`:
       never below 0), which are independent (the seats and lineups of one deck are not).
     - Paired difference ``x - y``: the mean over the units both played of
       ``value_x - value_y``, with its t-interval: the two agents on the same cards.
@@ -320,8 +320,8 @@ def summarize(source: str | Path | ResultsFile) -> Summary:
     - ``truncated`` / ``cancelled``: over the deals (tables) the agent sat at.
     - Luck-corrected paired difference (``corrected_``, with ``--luck-correction``): the
       same as the paired difference with each seat's penalty replaced by ``penalty -
-      luck`` (its stock draws' luck, :mod:`experiments.evaluation.luck.correction`).
-    - Ratings: a batch Bradley-Terry fit of all deals (:mod:`experiments.evaluation.ratings`): each
+      luck`` (its stock draws' luck, :mod:`carioca_experiments.evaluation.luck.correction`).
+    - Ratings: a batch Bradley-Terry fit of all deals (:mod:`carioca_experiments.evaluation.ratings`): each
       deal ranks the distinct agents at the table by penalty (mean penalty if seated
       twice, lower is better, ties split); the order of the deals does not matter.
     """

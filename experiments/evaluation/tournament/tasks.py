@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiments.common.seeds import TOURNAMENT, derive_seed
-from experiments.evaluation.tournament.config import TournamentConfig, lineups
+from carioca_experiments.common.seeds import TOURNAMENT, derive_seed
+from carioca_experiments.evaluation.tournament.config import TournamentConfig, lineups
 
 
 @dataclass(frozen=True)

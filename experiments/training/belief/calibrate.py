@@ -3,11 +3,11 @@ validation deals that neither the fit nor the held-out measurement plays.
 
 Usage::
 
-    python -m experiments.training.belief.calibrate --model belief-v1 --seeds 1 2 --deals 25 \\
+    python -m carioca_experiments.training.belief.calibrate --model belief-v1 --seeds 1 2 --deals 25 \\
         --out runs/belief-cal --name belief-v2
 
 The validation positions are recorded as the fit records its own
-(:func:`experiments.training.belief.fit.record`) but from other seeds of the belief's seed
+(:func:`carioca_experiments.training.belief.fit.record`) but from other seeds of the belief's seed
 namespace: seed ``s`` deals other decks than the fit's seed, and no tournament deck (the
 namespace is the belief's own).  A seed the model was fitted on is refused.  Records
 already in ``OUT/seed-S/`` are kept, so a run can be resumed or extended.
@@ -15,7 +15,7 @@ already in ``OUT/seed-S/`` are kept, so a run can be resumed or extended.
 For each contract, a grid search over the temperature ``t`` (the logits times ``t``) and
 the uniform weight ``u`` (``(1 - u) * p + u * k / unseen`` for the water-filled probability
 ``p`` that a copy is hidden) minimises the log-loss per hidden card of the expected counts,
-the quantity :mod:`experiments.training.belief.measure` scores, averaged per deal and then
+the quantity :mod:`carioca_experiments.training.belief.measure` scores, averaged per deal and then
 over deals as the measurement does (a long deal records many positions, which are not
 independent: it would otherwise decide the calibration alone).  The weights are not
 refitted.  The calibrated model is written as ``OUT/NAME.json`` (copy it to
@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.belief.model import BELIEF_NAME, BeliefModel, BeliefModelError, load_belief_model
-from agents.belief.sampling import inclusion
-from experiments.cli import run_script
-from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
-from experiments.training.belief.fit import FitConfig, check_agent_specs, read_examples, record
-from experiments.training.belief.records import DEFAULT_AGENTS, HELDOUT_EVERY, SEED_NAMESPACE
+from carioca_agents.belief.model import BELIEF_NAME, BeliefModel, BeliefModelError, load_belief_model
+from carioca_agents.belief.sampling import inclusion
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
+from carioca_experiments.training.belief.fit import FitConfig, check_agent_specs, read_examples, record
+from carioca_experiments.training.belief.records import DEFAULT_AGENTS, HELDOUT_EVERY, SEED_NAMESPACE
 
 #: The temperatures tried (the logits are multiplied by one of these).
 TEMPERATURES = tuple(round(0.1 + 0.05 * i, 2) for i in range(29))  # 0.10 .. 1.50
@@ -90,7 +90,7 @@ def card_losses(probs: np.ndarray, pool: np.ndarray, hidden: np.ndarray) -> np.n
 
 def water_filled(logits: np.ndarray, pool: np.ndarray, hidden: np.ndarray, temperature: float) -> np.ndarray:
     """Per example, :func:`inclusion` of the weights ``exp(temperature * logits)`` (as
-    :class:`agents.belief.learned.LearnedBelief` computes them)."""
+    :class:`carioca_agents.belief.learned.LearnedBelief` computes them)."""
     z = temperature * logits
     z = z - z.max(axis=1, keepdims=True)
     w = np.exp(np.maximum(z, -50.0))
@@ -199,7 +199,7 @@ def run(cfg: CalibrateConfig, log: Callable[[str], None] = print) -> BeliefModel
 
 def config_from_args(argv: Sequence[str] | None = None) -> CalibrateConfig:
     """The :class:`CalibrateConfig` of the command line (argparse exits 2 on a bad value)."""
-    p = argparse.ArgumentParser(prog="python -m experiments.training.belief.calibrate",
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.training.belief.calibrate",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="belief-v1", help="the learned model calibrated: a shipped name or a file")
     p.add_argument("--seeds", type=int_at_least(0), nargs="+", default=[1],
@@ -233,7 +233,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> CalibrateConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.training.belief.calibrate``."""
+    """``python -m carioca_experiments.training.belief.calibrate``."""
     cfg = config_from_args(argv)
 
     def work() -> None:

@@ -2,12 +2,12 @@
 
 Usage::
 
-    python -m experiments.training.belief.fit --out runs/belief                 # record + fit
-    python -m experiments.training.belief.fit --out runs/belief --fit-only      # refit the records
+    python -m carioca_experiments.training.belief.fit --out runs/belief                 # record + fit
+    python -m carioca_experiments.training.belief.fit --out runs/belief --fit-only      # refit the records
 
-Positions come from :mod:`experiments.training.belief.records` (the belief's own seed namespace;
+Positions come from :mod:`carioca_experiments.training.belief.records` (the belief's own seed namespace;
 held-out deals are never recorded here).  For each recorded (position, opponent) the
-example is the features of every card type (:func:`agents.belief.features.view_features`),
+example is the features of every card type (:func:`carioca_agents.belief.features.view_features`),
 the unseen copies and the opponent's true hidden counts.  The loss is the log-loss of the
 hidden cards under the model's card distribution, ``q_c`` proportional to ``pool_c *
 exp(x_c @ theta)``, averaged per hidden card, with an L2 penalty; it is convex, and
@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.belief.features import FEATURE_VERSION, NUM_FEATURES, view_features
-from agents.belief.model import SHIPPED_BELIEF, BeliefModel
+from carioca_agents.belief.features import FEATURE_VERSION, NUM_FEATURES, view_features
+from carioca_agents.belief.model import SHIPPED_BELIEF, BeliefModel
 from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.determinize import unseen_pool
-from experiments.cli import run_script
-from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
-from experiments.training.belief.records import (
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least, real_at_least
+from carioca_experiments.training.belief.records import (
     DEFAULT_AGENTS,
     HELDOUT_EVERY,
     SEED_NAMESPACE,
@@ -230,7 +230,7 @@ def fit(cfg: FitConfig, cost: dict[str, float] | None = None, log: Callable[[str
 def check_agent_specs(p: argparse.ArgumentParser, specs: Sequence[str]) -> None:
     """Exit 2 through ``p`` naming the first recording agent spec that does not parse
     (``learned``, the shipped policies' set, is always allowed)."""
-    from agents.registry import SpecError, parse_spec  # the recording side only
+    from carioca_agents.registry import SpecError, parse_spec  # the recording side only
 
     for spec in specs:
         if spec != "learned":
@@ -241,7 +241,7 @@ def check_agent_specs(p: argparse.ArgumentParser, specs: Sequence[str]) -> None:
 
 def config_from_args(argv: Sequence[str] | None = None) -> FitConfig:
     """The :class:`FitConfig` of the command line (argparse exits 2 on a bad value)."""
-    p = argparse.ArgumentParser(prog="python -m experiments.training.belief.fit", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.training.belief.fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int, nargs="+", choices=PLAYER_CHOICES, default=[2, 3, 4])
     p.add_argument("--contracts", type=int, nargs="+", choices=CONTRACT_CHOICES, default=list(CONTRACT_CHOICES))
     p.add_argument("--deals", type=int_at_least(HELDOUT_EVERY), default=250,
@@ -256,7 +256,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> FitConfig:
     a = p.parse_args(argv)
     if a.record_prob > 1:
         p.error(f"argument --record-prob: expected a number in (0, 1], got {a.record_prob:g}")
-    from agents.belief.model import BELIEF_NAME
+    from carioca_agents.belief.model import BELIEF_NAME
 
     if not BELIEF_NAME.match(a.name):
         p.error(f"argument --name: a belief model is named belief-vN, got {a.name[:40]!r}")
@@ -272,13 +272,13 @@ def run(cfg: FitConfig) -> BeliefModel:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.training.belief.fit``."""
+    """``python -m carioca_experiments.training.belief.fit``."""
     cfg = config_from_args(argv)
     if cfg.fit_only:  # refused before anything is written: every contract needs records
         missing = [c for c in cfg.contracts
                    if not any((Path(cfg.out) / f"examples-p{p}-c{c}.npz").exists() for p in cfg.players)]
         if missing:
-            print(f"python -m experiments.training.belief.fit: error: --fit-only: no records of contracts {missing} in "
+            print(f"python -m carioca_experiments.training.belief.fit: error: --fit-only: no records of contracts {missing} in "
                   f"{cfg.out}", file=sys.stderr)
             return 2
 

@@ -2,11 +2,11 @@
 
 Usage::
 
-    python -m experiments.training.belief.measure --out runs/belief-measure
-    python -m experiments.training.belief.measure --model runs/belief/belief-v1.json --plot docs/img/belief-calibration.png
-    python -m experiments.training.belief.measure --model belief-v2 --baseline belief-v1   # a new model against an old one
+    python -m carioca_experiments.training.belief.measure --out runs/belief-measure
+    python -m carioca_experiments.training.belief.measure --model runs/belief/belief-v1.json --plot docs/img/belief-calibration.png
+    python -m carioca_experiments.training.belief.measure --model belief-v2 --baseline belief-v1   # a new model against an old one
 
-The held-out deals of :mod:`experiments.training.belief.records` (never recorded by the fit) are
+The held-out deals of :mod:`carioca_experiments.training.belief.records` (never recorded by the fit) are
 played again and, at every recorded position, each belief (``uniform``, ``rule``,
 ``learned``, and ``baseline``: a second learned model, such as the one a calibration
 started from) states its expected hidden counts for every opponent with hidden cards.
@@ -14,7 +14,7 @@ Scored against the true hidden counts ``n`` (``k`` cards, ``pool`` unseen copies
 
 - **log-loss** per hidden card: ``-(1/k) sum_c n_c log(e_c / k)``, the cross-entropy of
   the hidden cards under the belief's card distribution.  The rule model is a sampler: its
-  expected counts are the mean of :data:`agents.belief.RULE_SAMPLES` samples, mixed with
+  expected counts are the mean of :data:`carioca_agents.belief.RULE_SAMPLES` samples, mixed with
   the uniform belief (weight ``eps``, :data:`RULE_EPS`) so that an unsampled card is not
   impossible; every ``eps`` of :data:`RULE_EPS` is reported, the best one beside the fixed;
 - **per-copy log-loss and calibration** per card type: each unseen copy is hidden with the
@@ -25,7 +25,7 @@ Scored against the true hidden counts ``n`` (``k`` cards, ``pool`` unseen copies
 - **time** per call: expected counts and one sample of each belief, against the uniform
   sample in the same run.
 
-With ``--inferred-pool N`` the inferred belief (:mod:`agents.belief.inferred`: ``N``
+With ``--inferred-pool N`` the inferred belief (:mod:`carioca_agents.belief.inferred`: ``N``
 samples of the learned model weighted by the opponents' last turns) is scored too, three
 ways from the same pool of candidates: ``inferred`` (the weighted mean of the pool, mixed
 with the uniform belief as the rule model is), ``pool`` (the *unweighted* mean of the same
@@ -37,7 +37,7 @@ weights it is the learned belief exactly).  Each of these and ``learned`` is als
 apart for the opponents that were ``heuristic`` and those that were not (``[heuristic]``,
 ``[other]``): the inference assumes the heuristic.
 
-With ``--filtered-pool N`` the filtered belief (:mod:`agents.belief.filtered`: ``N``
+With ``--filtered-pool N`` the filtered belief (:mod:`carioca_agents.belief.filtered`: ``N``
 particles filtered through every opponent turn of the deal, the learned model where it
 cannot run) is scored too, as ``filtered`` (its weighted mean, mixed with the uniform
 belief as ``inferred`` is) and split by opponent alike; the result's
@@ -60,18 +60,18 @@ from typing import Any
 
 import numpy as np
 
-from agents.belief import Belief, RuleBelief, UniformBelief
-from agents.belief.filtered import DEFAULT_MOVES, FilteredBelief
-from agents.belief.inferred import DEFAULT_EPS, InferredBelief
-from agents.belief.learned import LearnedBelief
-from agents.belief.model import SHIPPED_BELIEF
-from agents.cheat import redeal_expected
+from carioca_agents.belief import Belief, RuleBelief, UniformBelief
+from carioca_agents.belief.filtered import DEFAULT_MOVES, FilteredBelief
+from carioca_agents.belief.inferred import DEFAULT_EPS, InferredBelief
+from carioca_agents.belief.learned import LearnedBelief
+from carioca_agents.belief.model import SHIPPED_BELIEF
+from carioca_agents.cheat import redeal_expected
 from carioca_env.cards import NUM_CARD_TYPES, card_str
 from carioca_env.determinize import unseen_pool
-from experiments.cli import run_script
-from experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least
-from experiments.common.stats import mean_ci, paired_difference
-from experiments.training.belief.records import (
+from carioca_experiments.cli import run_script
+from carioca_experiments.common.argtypes import CONTRACT_CHOICES, PLAYER_CHOICES, int_at_least
+from carioca_experiments.common.stats import mean_ci, paired_difference
+from carioca_experiments.training.belief.records import (
     DEFAULT_AGENTS,
     HELDOUT_EVERY,
     AgentCache,
@@ -115,12 +115,12 @@ class MeasureConfig:
         inferred_pool: candidates of the inferred belief per position (0: not scored).
         filtered_pool: particles of the filtered belief (0: not scored).
         filtered_window: its rejuvenation window in turns (0: any card;
-            :class:`~agents.belief.filtered.FilteredBelief`).
+            :class:`~carioca_agents.belief.filtered.FilteredBelief`).
         filtered_moves: its Metropolis-Hastings moves per particle and step.
         filtered_eps: its weight of a uniform legal move in the opponents' policy.
         oracle_noise: noise levels of the noisy oracle scored as ``oracle noise=Q`` (the
             first-order expectation of ``cheat-search:noise=Q``'s determinizations,
-            :func:`agents.cheat.redeal_expected`; it reads the true hands: a yardstick,
+            :func:`carioca_agents.cheat.redeal_expected`; it reads the true hands: a yardstick,
             not a belief).
     """
 
@@ -507,7 +507,7 @@ def reliability_plot(result: dict[str, Any], path: Path, names: Sequence[str],
 
 def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
     """The :class:`MeasureConfig` of the command line (argparse exits 2 on a bad value)."""
-    p = argparse.ArgumentParser(prog="python -m experiments.training.belief.measure", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m carioca_experiments.training.belief.measure", description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int, nargs="+", choices=PLAYER_CHOICES, default=[2])
     p.add_argument("--contracts", type=int, nargs="+", choices=CONTRACT_CHOICES, default=list(CONTRACT_CHOICES))
     p.add_argument("--deals", type=int_at_least(HELDOUT_EVERY), default=400)
@@ -551,7 +551,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
             if not isinstance(part, dict) or not isinstance(part.get("raw"), dict):
                 p.error(f"argument --merge: {path[:80]!r} is not a belief measurement (no raw tallies)")
     else:
-        from agents.belief.model import BeliefModelError, load_belief_model
+        from carioca_agents.belief.model import BeliefModelError, load_belief_model
 
         for flag, name in (("--model", a.model), ("--baseline", a.baseline)):
             try:
@@ -566,7 +566,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> MeasureConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.training.belief.measure``."""
+    """``python -m carioca_experiments.training.belief.measure``."""
     cfg = config_from_args(argv)
 
     def work() -> int:
@@ -575,7 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 merge(parts, Path(cfg.out), cfg.plot)
             except ValueError as exc:
-                print(f"python -m experiments.training.belief.measure: error: --merge: {exc}", file=sys.stderr)
+                print(f"python -m carioca_experiments.training.belief.measure: error: --merge: {exc}", file=sys.stderr)
                 return 2
         else:
             run(cfg)

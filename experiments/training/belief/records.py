@@ -1,7 +1,7 @@
 """Positions for the belief: deals between built-in agents, dealt from a seed namespace
 of their own, and what each opponent really hid at the positions recorded.
 
-Decks come from :func:`experiments.common.seeds.derive_seed` (``carioca-belief``): a hash no tournament seed can
+Decks come from :func:`carioca_experiments.common.seeds.derive_seed` (``carioca-belief``): a hash no tournament seed can
 produce (tournaments hash ``carioca-tournament``, the luck fit ``carioca-luck-fit``), so
 neither the fit nor its held-out measurement ever plays an evaluation's deck.  Every
 :data:`HELDOUT_EVERY`-th deal is held out (:func:`is_heldout`): the fit never reads it.
@@ -25,7 +25,7 @@ import numpy as np
 from carioca_env import Game, GameConfig, Phase, PlayerView
 from carioca_env.cards import full_deck
 from carioca_env.determinize import hidden_slots
-from experiments.common.seeds import BELIEF, derive_seed
+from carioca_experiments.common.seeds import BELIEF, derive_seed
 
 #: The seed namespace of the belief's deals (never a tournament's).
 SEED_NAMESPACE = BELIEF
@@ -47,7 +47,7 @@ def deal_indices(deals: int, heldout: bool) -> list[int]:
 
 def learned_spec(players: int, contract: int) -> str | None:
     """The shipped policy's spec for a contract and player count, if one is shipped."""
-    from agents.ppo_agent import shipped_models
+    from carioca_agents.ppo_agent import shipped_models
 
     name = f"contract{contract}" + ("" if players == 2 else f"-p{players}")
     return f"ppo:{name}" if name in shipped_models() else None
@@ -80,7 +80,7 @@ class AgentCache:
 
     def get(self, spec: str, seat: int, seed: int) -> Any:
         """The agent of ``spec`` for ``seat``, reset with ``seed``."""
-        from agents.registry import make_agent
+        from carioca_agents.registry import make_agent
 
         key = (spec, seat)
         if key not in self._agents:

@@ -9,8 +9,8 @@ Usage::
 
 Rerunning the same command resumes it; ``--strength-decks N`` ends with a duplicate
 tournament of the model against its teacher on N fresh decks per contract.  See
-:mod:`experiments.training.imitate.pipeline` for what is written and
-:mod:`experiments.training.imitate.dataset` for the data format.
+:mod:`carioca_experiments.training.imitate.pipeline` for what is written and
+:mod:`carioca_experiments.training.imitate.dataset` for the data format.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ import argparse
 import sys
 from pathlib import Path
 
-import agents  # noqa: F401  (registers the advice feature sets, offered as choices here)
+from carioca_agents.advice import register_advice
 from carioca_env.observation import feature_sets
-from experiments.common.argtypes import int_at_least
-from experiments.training.imitate.config import ImitateConfig, ImitateError
+from carioca_experiments.common.argtypes import int_at_least
+from carioca_experiments.training.imitate.config import ImitateConfig, ImitateError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``carioca imitate``."""
+    register_advice()  # offered as choices of --features
     d = ImitateConfig()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     # the docstring's example commands, without the reST "Usage::" marker
@@ -92,14 +93,14 @@ def config_from_args(args: argparse.Namespace) -> ImitateConfig:
     )
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "rerun the same command to resume"
 
 
 def run(args: argparse.Namespace) -> int:
     """Run or resume; prints the accuracy and, if asked, the strength against the teacher."""
-    from experiments.training.imitate.pipeline import run_imitation, strength_line
-    from experiments.training.train import command_line
+    from carioca_experiments.training.imitate.pipeline import run_imitation, strength_line
+    from carioca_experiments.training.train import command_line
 
     config = config_from_args(args)
     out = args.out or Path("runs") / f"imitate-c{config.contract}-p{config.players}-s{config.seed}"

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from carioca_env.observation import has_pieces_of
-from experiments.training.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError, check_settings, parse_contract
+from carioca_experiments.training.train import ALL_CONTRACTS, TRAIN_SETTINGS, TrainError, check_settings, parse_contract
 
 
 class ImitateError(TrainError):
@@ -42,9 +42,9 @@ class ImitateConfig:
             of playing its most likely action.
         features: the observation variant (``"base"``, ``"planning"`` or ``"discards"``).
         card_head: the policy also scores each card type with one shared net
-            (:class:`agents.ppo_policy.CardScores`).
+            (:class:`carioca_agents.ppo_policy.CardScores`).
         action_prior: the heuristic's advice scored against every action id is added
-            to the logits (:mod:`agents.action_prior`; needs ``features="advice_play"``).
+            to the logits (:mod:`carioca_agents.action_prior`; needs ``features="advice_play"``).
         init: a model (a shipped name such as ``contract4-p4``, or a path) whose weights the
             network starts from instead of fresh ones; its player count, observation
             and network settings must be the run's (checked when the run starts).

@@ -33,7 +33,7 @@ deal              int8      the contract being played
 
 The manifest (``"format": "carioca-imitation-data"``, version 1) records the layout
 (players, observation and action sizes, the layout fingerprint of
-:func:`agents.ppo_agent.layout_fingerprint`), the teacher and opponent specs, the seeds,
+:func:`carioca_agents.ppo_agent.layout_fingerprint`), the teacher and opponent specs, the seeds,
 ``gamma`` and ``reward_scale``, and per shard its file, split, iteration, games, rows,
 the beta (share of teacher moves) of its roll-ins and its SHA-256.  A shard listed in
 the manifest is complete (shards are written to a temporary name and renamed; the
@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.files import write_file
-from experiments.training.state_rows import StateRows
+from carioca_experiments.common.files import write_file
+from carioca_experiments.training.state_rows import StateRows
 
 DATA_FORMAT = "carioca-imitation-data"
 DATA_VERSION = 1
@@ -67,7 +67,7 @@ class DatasetError(ValueError):
 @dataclass
 class Rows(StateRows):
     """Labelled states gathered in memory before they become a shard: the shared columns
-    of :class:`~experiments.training.state_rows.StateRows` and the roll-in's own."""
+    of :class:`~carioca_experiments.training.state_rows.StateRows` and the roll-in's own."""
 
     played: list[int] = field(default_factory=list)
     by_learner: list[bool] = field(default_factory=list)
@@ -95,7 +95,7 @@ class DataFolder:
     Opening a folder whose manifest has another header refuses it (the data of another
     run must not be mixed in); an empty folder starts a manifest with ``meta``.  The
     class attributes name the format; another shard format (the rollout advantages of
-    :mod:`experiments.training.improve.data`) is a subclass that sets its own.
+    :mod:`carioca_experiments.training.improve.data`) is a subclass that sets its own.
     """
 
     FORMAT: str = DATA_FORMAT

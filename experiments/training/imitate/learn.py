@@ -1,7 +1,7 @@
 """Supervised training of a MaskablePPO policy from labelled states.
 
-The network is sb3-contrib's (:class:`~agents.ppo_policy.CariocaMaskablePolicy`, separate
-policy and value MLPs of ``net_arch``), built by :func:`experiments.training.train.make_model` for
+The network is sb3-contrib's (:class:`~carioca_agents.ppo_policy.CariocaMaskablePolicy`, separate
+policy and value MLPs of ``net_arch``), built by :func:`carioca_experiments.training.train.make_model` for
 the run's environment, so the result is an ordinary MaskablePPO file: ``ppo:PATH`` plays
 it and ``carioca train --init PATH`` fine-tunes it.
 
@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiments.common.seeds import IMITATE, derive_seed
-from experiments.training.imitate.config import ImitateConfig, ImitateError
-from experiments.training.imitate.dataset import unpack_masks
+from carioca_experiments.common.seeds import IMITATE, derive_seed
+from carioca_experiments.training.imitate.config import ImitateConfig, ImitateError
+from carioca_experiments.training.imitate.dataset import unpack_masks
 
 
 def build_model(config: ImitateConfig) -> Any:
     """A fresh MaskablePPO (CariocaMaskablePolicy, ``net_arch``) for the run's env spaces."""
-    from experiments.training.train import TrainConfig, make_env, make_model
+    from carioca_experiments.training.train import TrainConfig, make_env, make_model
 
     tc = TrainConfig(contract=config.contract, players=config.players, opponents=("random",), n_envs=1,
                      seed=derive_seed(IMITATE, config.seed, "network") % (2**31),
@@ -41,7 +41,7 @@ def load_init(config: ImitateConfig) -> Any:
     Raises:
         ImitateError: the model cannot be loaded, or was made with other settings.
     """
-    from agents.ppo_agent import ModelLoadError, load_model
+    from carioca_agents.ppo_agent import ModelLoadError, load_model
 
     if config.init is None:
         return None
@@ -69,7 +69,7 @@ def masked_log_softmax(policy: Any, latent_pi: torch.Tensor, masks: torch.Tensor
 
 def _forward(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Masked log-probabilities and values of a batch."""
-    from agents.ppo_policy import policy_latents
+    from carioca_agents.ppo_policy import policy_latents
 
     latent_pi, latent_vf = policy_latents(policy, obs)
     return masked_log_softmax(policy, latent_pi, masks), policy.value_net(latent_vf).flatten()
@@ -161,7 +161,7 @@ def accuracy(model: Any, data: dict[str, np.ndarray], num_actions: int, batch: i
 def learner_policy(model: Any, sample: bool) -> Callable[[np.ndarray, np.ndarray, np.random.Generator], int]:
     """The learner's roll-in policy: its most likely legal action, or a sample of its masked
     distribution drawn with the game's generator."""
-    from agents.ppo_agent import masked_action
+    from carioca_agents.ppo_agent import masked_action
 
     def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         return masked_action(model, obs, mask, deterministic=not sample, rng=rng)

@@ -2,7 +2,7 @@
 
 ``run_imitation(config, out)`` writes in ``out``:
 
-- ``data/``: the labelled states (:mod:`experiments.training.imitate.dataset`);
+- ``data/``: the labelled states (:mod:`carioca_experiments.training.imitate.dataset`);
 - ``learner/iter<i>.zip``: the learner after iteration i (full MaskablePPO state);
 - ``imitation.csv``: per iteration, rows, beta, losses, held-out accuracy;
 - ``strength/``: the duplicate tournament of the model against its teacher;
@@ -26,12 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from experiments.common.progress import progress_bar
-from experiments.common.seeds import IMITATE, derive_seed
-from experiments.training.imitate.config import ImitateConfig, ImitateError
-from experiments.training.imitate.dataset import DataFolder, DatasetError, Rows
-from experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy, load_init
-from experiments.training.imitate.rollout import play_game
+from carioca_experiments.common.progress import progress_bar
+from carioca_experiments.common.seeds import IMITATE, derive_seed
+from carioca_experiments.training.imitate.config import ImitateConfig, ImitateError
+from carioca_experiments.training.imitate.dataset import DataFolder, DatasetError, Rows
+from carioca_experiments.training.imitate.learn import accuracy, build_model, fit, learner_policy, load_init
+from carioca_experiments.training.imitate.rollout import play_game
 
 CURVE_COLUMNS = ("iteration", "beta", "train_rows", "learner_rows", "policy_loss", "value_loss",
                  "heldout_rows", "heldout_accuracy", "uniform_accuracy", "choice_accuracy", "heldout_cross_entropy",
@@ -43,7 +43,7 @@ RUN_FILES = ("data", "learner", "strength", "imitation.csv", "state.json", "mode
 
 
 def _build_agents(config: ImitateConfig) -> tuple[Any, list[Any]]:
-    from experiments.common.argtypes import check_agent_specs
+    from carioca_experiments.common.argtypes import check_agent_specs
 
     teacher = check_agent_specs("--teacher", [config.teacher], config.players, ImitateError)[0]
     return teacher, check_agent_specs("--opponents", config.opponents, config.players, ImitateError)
@@ -80,8 +80,8 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
-    from experiments.common.files import write_file
-    from experiments.common.report import csv_text
+    from carioca_experiments.common.files import write_file
+    from carioca_experiments.common.report import csv_text
 
     write_file(path, csv_text(CURVE_COLUMNS, rows, digits=5, blank_nan=False))
 
@@ -97,7 +97,7 @@ def strength(model_path: Path, config: ImitateConfig, decks: int, seed: int, out
 def luck_problem(players: int, contracts: tuple[int, ...]) -> str | None:
     """Why a luck-corrected strength tournament cannot be played at this player count and
     on these contracts (the shipped value function has no model), or ``None``."""
-    from experiments.evaluation.luck import ValueFileError, shipped_value
+    from carioca_experiments.evaluation.luck import ValueFileError, shipped_value
 
     try:
         for k in contracts:
@@ -114,8 +114,8 @@ def strength_against(model_path: Path, opponent: str, players: int, contracts: t
     interval (negative: the model pays less).  With ``luck`` (``--luck-correction``) it
     also holds the luck-corrected difference and interval (``corrected_*``) and the value
     function's fingerprint (``luck``)."""
-    from experiments.evaluation.luck import shipped_value
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.luck import shipped_value
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     tc = TournamentConfig(agents=(f"imitated=ppo:{model_path}", f"teacher={opponent}"), players=players,
                           contracts=contracts, decks=decks, seed=seed, max_turns=max_turns,
@@ -161,10 +161,11 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     """
     import torch
 
-    from agents.ppo_agent import _rng_preserved, env_layout, model_card
-    from agents.threads import limit_torch_threads
-    from experiments.training.train import check_writable, package_versions, save_model
-    from experiments.training.train.files import RunClock, remove_run_files
+    from carioca_agents.model_file import load_maskable
+    from carioca_agents.ppo_agent import _rng_preserved, env_layout, model_card
+    from carioca_agents.threads import limit_torch_threads
+    from carioca_experiments.training.train import check_writable, package_versions, save_model
+    from carioca_experiments.training.train.files import RunClock, remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
@@ -174,7 +175,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
     if problem:
         raise ImitateError(problem)
     check_writable(out)
-    threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
+    threads = limit_torch_threads()  # small networks: one thread by default (carioca_agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
     try:
@@ -199,10 +200,8 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
                     if init is not None:
                         model.policy.load_state_dict(init.policy.state_dict())
                 else:
-                    from sb3_contrib import MaskablePPO
-
                     with _rng_preserved():
-                        model = MaskablePPO.load(str(out / "learner" / f"iter{i - 1}.zip"), device="cpu")
+                        model = load_maskable(out / "learner" / f"iter{i - 1}.zip")
             beta = config.beta(i)
             learner = None if i == 0 else learner_policy(model, config.learner_sample)
             _generate(config, folder, "train", i, config.games, beta, teacher, opponents, learner, progress)
@@ -231,14 +230,12 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             card = json.loads(card_file.read_text())
         else:
             if model is None:
-                from sb3_contrib import MaskablePPO
-
                 with _rng_preserved():
-                    model = MaskablePPO.load(str(out / "learner" / f"iter{config.iterations - 1}.zip"), device="cpu")
+                    model = load_maskable(out / "learner" / f"iter{config.iterations - 1}.zip")
             last = curve[-1] if curve else {}
             card = model_card(
                 config.players, features=config.features, contract=config.contract, deals=list(config.deals), steps=0,
-                seed=config.seed, command=command or f"experiments.training.imitate.pipeline.run_imitation({config.to_json()})",
+                seed=config.seed, command=command or f"carioca_experiments.training.imitate.pipeline.run_imitation({config.to_json()})",
                 trained_by="imitation", teacher=config.teacher, opponents=list(config.opponents),
                 settings=config.network_settings(),
                 imitation={**config.to_json(), "data": "data", "curve": "imitation.csv",
@@ -254,7 +251,7 @@ def run_imitation(config: ImitateConfig, out: str | Path, progress: bool = True,
             card["strength"] = strength(final, config, strength_decks, strength_seed, out / "strength", workers,
                                         strength_luck)
             card["wall_time_s"] = round(wall(), 1)
-            from experiments.common.files import write_file
+            from carioca_experiments.common.files import write_file
 
             write_file(card_file, (json.dumps(card, indent=1) + "\n").encode())
         return card

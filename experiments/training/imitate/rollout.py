@@ -36,9 +36,9 @@ from carioca_env.actions import action_table
 from carioca_env.cards import hand_penalty
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-from experiments.common.seeds import IMITATE, derive_seed
-from experiments.training.imitate.config import ImitateConfig
-from experiments.training.imitate.dataset import Rows
+from carioca_experiments.common.seeds import IMITATE, derive_seed
+from carioca_experiments.training.imitate.config import ImitateConfig
+from carioca_experiments.training.imitate.dataset import Rows
 
 #: ``learner(obs, mask, rng) -> action id``
 LearnerPolicy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]

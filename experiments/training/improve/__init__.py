@@ -4,15 +4,15 @@ policy iteration on top of an imitation model).
 An imitation model copies its teacher and so, at best, plays level with it.  This stage
 adds what the teacher does not know: at the teacher's own draws and discards, each
 candidate move is rolled out from the true position with the teacher continuing
-(:mod:`~experiments.training.improve.labels`), and the policy is fitted to the ordering of the
-candidates' mean advantages over many states (:mod:`~experiments.training.improve.learn`), where
+(:mod:`~carioca_experiments.training.improve.labels`), and the policy is fitted to the ordering of the
+candidates' mean advantages over many states (:mod:`~carioca_experiments.training.improve.learn`), where
 one state's estimate alone is far too noisy to act on (the search agent's trouble).
-Data format and parallel generation: :mod:`~experiments.training.improve.data`; the run and its
-files: :mod:`~experiments.training.improve.pipeline`; options: :mod:`~experiments.training.improve.cli`.
+Data format and parallel generation: :mod:`~carioca_experiments.training.improve.data`; the run and its
+files: :mod:`~carioca_experiments.training.improve.pipeline`; options: :mod:`~carioca_experiments.training.improve.cli`.
 """
 
-from experiments.training.improve.cli import INTERRUPTED, add_arguments, run
-from experiments.training.improve.config import ImproveConfig, ImproveError
-from experiments.training.improve.pipeline import run_improvement
+from carioca_experiments.training.improve.cli import INTERRUPTED, add_arguments, run
+from carioca_experiments.training.improve.config import ImproveConfig, ImproveError
+from carioca_experiments.training.improve.pipeline import run_improvement
 
 __all__ = ["INTERRUPTED", "ImproveConfig", "ImproveError", "add_arguments", "run", "run_improvement"]

@@ -10,7 +10,7 @@ moves are rolled out from the true position (the stock reshuffled, every candida
 same shuffles), and the policy is fitted to the sign of their mean advantage over many
 states.  Rerunning the same command resumes it; ``--strength-decks N`` ends with a
 duplicate tournament of the model against the teacher on N fresh decks.  See
-:mod:`experiments.training.improve` for the method and the files.
+:mod:`carioca_experiments.training.improve` for the method and the files.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.common.argtypes import int_at_least
-from experiments.training.improve.config import ImproveConfig
+from carioca_experiments.common.argtypes import int_at_least
+from carioca_experiments.training.improve.config import ImproveConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,14 +74,14 @@ def config_from_args(args: argparse.Namespace) -> ImproveConfig:
     )
 
 
-#: what the command says after Ctrl-C (experiments.cli prints it)
+#: what the command says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "rerun the same command to resume"
 
 
 def run(args: argparse.Namespace) -> int:
     """Run or resume; prints the held-out gain and, if asked, the strength against the teacher."""
-    from experiments.training.improve.pipeline import run_improvement
-    from experiments.training.train import command_line
+    from carioca_experiments.training.improve.pipeline import run_improvement
+    from carioca_experiments.training.train import command_line
 
     config = config_from_args(args)
     out = args.out or Path("runs") / f"improve-c{config.contract}-{Path(config.init).stem}-s{config.seed}"

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
-from experiments.training.train import TrainError
+from carioca_experiments.training.train import TrainError
 
 
 class ImproveError(TrainError):
@@ -36,7 +36,7 @@ class ImproveConfig:
             per shuffle, all on the same shuffles).
         top: candidates per decision at most (the teacher's move and the next ones).
         epochs, batch_size, learning_rate: the fit.
-        anchor: weight of the anchor loss (see :mod:`experiments.training.improve.learn`).
+        anchor: weight of the anchor loss (see :mod:`carioca_experiments.training.improve.learn`).
         adv_scale: points per unit of the pairwise loss.
         seed: every seed (decks, teachers' tie-breaks, shuffles, batch order).
         max_turns: turns per deal before a game or a rollout is cut (R17).

@@ -2,11 +2,11 @@
 
 A data folder (``OUT/data``) holds ``manifest.json`` (``"format":
 "carioca-advantage-data"``, version 1: the run's data options, the layout of
-:func:`agents.ppo_agent.env_layout`, and per shard its file, split, games, rows, valued
+:func:`carioca_agents.ppo_agent.env_layout`, and per shard its file, split, games, rows, valued
 decisions and SHA-256) and one ``numpy.savez_compressed`` shard per block of games,
 ``<split>-<k>.npz`` (``split`` is ``train`` or ``heldout``; held-out games are dealt
 from another seed path), with one row per decision of any seat
-(:mod:`experiments.training.improve.labels`):
+(:mod:`carioca_experiments.training.improve.labels`):
 
 ================  ========  ==========================================================
 array             dtype     meaning
@@ -25,7 +25,7 @@ step              int32     the row's position in its game
 deal              int8      the contract
 ================  ========  ==========================================================
 
-Every game's randomness comes from :func:`experiments.training.improve.config.derive_seed` of the
+Every game's randomness comes from :func:`carioca_experiments.training.improve.config.derive_seed` of the
 run seed, the split and the game index, so a shard holds the same rows whatever the
 number of workers and however often the run was interrupted.
 """
@@ -37,14 +37,14 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
-from experiments.common.progress import progress_bar
-from experiments.common.seeds import IMPROVE, derive_seed
-from experiments.training.imitate.dataset import DataFolder
-from experiments.training.improve.config import ImproveConfig
-from experiments.training.improve.labels import COLUMNS, AdvantageRows, label_game
+from carioca_experiments.common.progress import progress_bar
+from carioca_experiments.common.seeds import IMPROVE, derive_seed
+from carioca_experiments.training.imitate.dataset import DataFolder
+from carioca_experiments.training.improve.config import ImproveConfig
+from carioca_experiments.training.improve.labels import COLUMNS, AdvantageRows, label_game
 
 if TYPE_CHECKING:  # the agents are built in the worker processes
-    from agents.base import Agent
+    from carioca_agents.base import Agent
 
 #: The manifest's format name and version.
 ADVANTAGE_FORMAT = "carioca-advantage-data"
@@ -84,7 +84,7 @@ def seat_specs(config: ImproveConfig, players: int, split: str, game: int) -> li
 
 def label_shard(config: ImproveConfig, features: str, players: int, split: str, index: int) -> AdvantageRows:
     """The rows of one shard's games (runs in a worker process)."""
-    from agents.registry import make_agent
+    from carioca_agents.registry import make_agent
 
     rows = AdvantageRows(top=config.top)
     built: dict[tuple[str, int, str], Agent] = {}  # (role, seat, spec) -> agent, built once per shard

@@ -11,7 +11,7 @@ teacher's move:
 
 1. the candidates: the teacher's move first, then for a draw the other draw, for a
    discard the next best discards by the teacher's own ranking
-   (:meth:`agents.heuristic.HeuristicAgent.ranked_discards`);
+   (:meth:`carioca_agents.heuristic.HeuristicAgent.ranked_discards`);
 2. ``reshuffles`` times: the stock of the true position is shuffled (the remaining stock's
    order is unseen by every seat, so a shuffle of it is as likely as the real one given
    all that was played), and each candidate is played on a clone of that same position
@@ -28,7 +28,7 @@ position are a sample of what the seat's information allows (they are how the ga
 really went), the mean advantage over many rows with the same observation is that
 observation's true one-step advantage against the teacher's continuation.  One row's
 estimate is noisy (a deal's penalty varies by tens of points); the learner
-(:mod:`experiments.training.improve.learn`) fits the mean over many rows.
+(:mod:`carioca_experiments.training.improve.learn`) fits the mean over many rows.
 """
 
 from __future__ import annotations
@@ -40,21 +40,21 @@ from typing import Any
 
 import numpy as np
 
-from agents.search import candidate_moves, rollout_value
+from carioca_agents.search import candidate_moves, rollout_value
 from carioca_env import Game, GameConfig, Move, MoveKind
 from carioca_env.actions import action_table
 from carioca_env.melds import Meld
 from carioca_env.observation import encode_observation
-from experiments.training.state_rows import StateRows
+from carioca_experiments.training.state_rows import StateRows
 
-#: Columns of a labelled shard (see :mod:`experiments.training.improve.data`).
+#: Columns of a labelled shard (see :mod:`carioca_experiments.training.improve.data`).
 COLUMNS = ("obs", "mask", "action", "cand", "adv", "seat", "game_seed", "game", "step", "deal")
 
 
 @dataclass
 class AdvantageRows(StateRows):
     """Rows gathered in memory before they become a shard: the shared columns of
-    :class:`~experiments.training.state_rows.StateRows`, and per row up to ``top``
+    :class:`~carioca_experiments.training.state_rows.StateRows`, and per row up to ``top``
     candidate action ids with their advantages."""
 
     top: int = field(kw_only=True)
@@ -62,7 +62,7 @@ class AdvantageRows(StateRows):
     adv: list[list[float]] = field(default_factory=list)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The shard's arrays (see :mod:`experiments.training.improve.data`)."""
+        """The shard's arrays (see :mod:`carioca_experiments.training.improve.data`)."""
         n = len(self)
         arrays = {
             **self.state_arrays(),

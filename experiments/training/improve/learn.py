@@ -30,14 +30,14 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from experiments.training.imitate.dataset import unpack_masks
-from experiments.training.imitate.learn import masked_log_softmax
+from carioca_experiments.training.imitate.dataset import unpack_masks
+from carioca_experiments.training.imitate.learn import masked_log_softmax
 
 
 def masked_log_probs(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     """The policy's log-probabilities over the legal actions (illegal ones at about -1e8);
     the value net is not run."""
-    from agents.ppo_policy import policy_latents
+    from carioca_agents.ppo_policy import policy_latents
 
     latent_pi, _ = policy_latents(policy, obs)
     return masked_log_softmax(policy, latent_pi, masks)

@@ -2,14 +2,14 @@
 
 ``run_improvement(config, out)`` writes in ``out``:
 
-- ``data/``: the labelled rows of the teacher's games (:mod:`experiments.training.improve.data`),
+- ``data/``: the labelled rows of the teacher's games (:mod:`carioca_experiments.training.improve.data`),
   training and held-out;
 - ``learner/epoch<e>.zip``: the policy after epoch ``e`` (full MaskablePPO state);
 - ``advantages.csv``: the teacher's distance from one-step optimal on the training data,
   the mean advantage of each alternative per kind of decision
-  (:mod:`experiments.training.improve.report`);
+  (:mod:`carioca_experiments.training.improve.report`);
 - ``improve.csv``: per epoch (epoch 0 is the starting model), the losses and the
-  held-out measures of :func:`experiments.training.improve.learn.captured`;
+  held-out measures of :func:`carioca_experiments.training.improve.learn.captured`;
 - ``model.zip``, ``model.json``: the epoch with the highest held-out gain (the starting
   model if none beats it) and its card;
 - ``strength/``: with ``strength_decks``, a duplicate tournament of the model against
@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.progress import progress_bar
-from experiments.common.seeds import IMPROVE, derive_seed
-from experiments.training.improve.config import ImproveConfig, ImproveError
-from experiments.training.improve.data import AdvantageFolder, generate
-from experiments.training.improve.learn import captured, fit_epoch
-from experiments.training.improve.report import advantage_table, format_advantage_table
+from carioca_experiments.common.progress import progress_bar
+from carioca_experiments.common.seeds import IMPROVE, derive_seed
+from carioca_experiments.training.improve.config import ImproveConfig, ImproveError
+from carioca_experiments.training.improve.data import AdvantageFolder, generate
+from carioca_experiments.training.improve.learn import captured, fit_epoch
+from carioca_experiments.training.improve.report import advantage_table, format_advantage_table
 
 CURVE_COLUMNS = ("epoch", "train_rows", "valued_rows", "pair_loss", "anchor_loss", "heldout_rows", "gain",
                  "gain_ci_low", "gain_ci_high", "gain_per_seat_deal", "deviations", "outside", "best", "agreement",
@@ -55,8 +55,8 @@ def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: tuple[str, ...] | None = None) -> None:
     """``rows`` as a CSV file (floats to 5 decimals), written atomically."""
-    from experiments.common.files import write_file
-    from experiments.common.report import csv_text
+    from carioca_experiments.common.files import write_file
+    from carioca_experiments.common.report import csv_text
 
     write_file(path, csv_text(columns or list(rows[0] if rows else ()), rows, digits=5, blank_nan=False))
 
@@ -67,7 +67,7 @@ def load_start(init: str) -> tuple[Any, dict[str, Any], Path]:
     Raises:
         ImproveError: no such model, or a model whose card does not fit this code.
     """
-    from agents.ppo_agent import ModelLoadError, check_card, read_card, resolve_model_path
+    from carioca_agents.ppo_agent import ModelLoadError, check_card, read_card, resolve_model_path
 
     try:
         path = resolve_model_path(init)
@@ -92,7 +92,7 @@ def _check_agents(config: ImproveConfig, players: int) -> None:
     Raises:
         ImproveError: one does not.
     """
-    from experiments.common.argtypes import check_agent_specs
+    from carioca_experiments.common.argtypes import check_agent_specs
 
     teacher = check_agent_specs("--teacher", [config.teacher], players, ImproveError)[0]
     check_agent_specs("--opponents", config.opponents, players, ImproveError)
@@ -105,12 +105,11 @@ def _check_agents(config: ImproveConfig, players: int) -> None:
 def load_model_file(path: Path) -> Any:
     """A fresh MaskablePPO from ``path`` (its own copy, with its optimizer state; the global
     random generators are left as they were)."""
-    from sb3_contrib import MaskablePPO
-
-    from agents.ppo_agent import _rng_preserved
+    from carioca_agents.model_file import load_maskable
+    from carioca_agents.ppo_agent import _rng_preserved
 
     with _rng_preserved():
-        return MaskablePPO.load(str(path), device="cpu")
+        return load_maskable(path)
 
 
 def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, progress: bool = True,
@@ -121,7 +120,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
 
     ``strength_luck`` makes the strength tournament (``strength_decks > 0``) also report
     the luck-corrected difference
-    (:func:`experiments.training.imitate.pipeline.strength_against`).
+    (:func:`carioca_experiments.training.imitate.pipeline.strength_against`).
 
     ``overwrite`` deletes the run's files in ``out`` first, once everything has been
     checked (:data:`RUN_FILES`).
@@ -131,12 +130,12 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     """
     import torch
 
-    from agents.ppo_agent import card_features, env_layout, model_card
-    from agents.threads import limit_torch_threads
-    from experiments.training.imitate.dataset import DatasetError
-    from experiments.training.imitate.pipeline import luck_problem, strength_against
-    from experiments.training.train import check_writable, package_versions, save_model
-    from experiments.training.train.files import RunClock, remove_run_files
+    from carioca_agents.ppo_agent import card_features, env_layout, model_card
+    from carioca_agents.threads import limit_torch_threads
+    from carioca_experiments.training.imitate.dataset import DatasetError
+    from carioca_experiments.training.imitate.pipeline import luck_problem, strength_against
+    from carioca_experiments.training.train import check_writable, package_versions, save_model
+    from carioca_experiments.training.train.files import RunClock, remove_run_files
 
     say = log or (lambda m: print(m, file=sys.stderr))
     out = Path(out)
@@ -150,7 +149,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
     if problem:
         raise ImproveError(problem)
     check_writable(out)
-    threads = limit_torch_threads()  # small networks: one thread by default (agents.threads); checked first
+    threads = limit_torch_threads()  # small networks: one thread by default (carioca_agents.threads); checked first
     if overwrite:  # only now: a refused command must not lose the finished run
         remove_run_files(out, RUN_FILES)
     try:
@@ -208,7 +207,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
             best_model = load_model_file(chosen)
             card = model_card(
                 players, features=features, contract=config.contract, deals=[config.contract], steps=0,
-                seed=config.seed, command=command or f"experiments.training.improve.pipeline.run_improvement({config.to_json()})",
+                seed=config.seed, command=command or f"carioca_experiments.training.improve.pipeline.run_improvement({config.to_json()})",
                 trained_by="rollout-advantage", teacher=config.teacher,
                 opponents=list(config.opponents) or [config.teacher],
                 settings=start_card.get("settings", {}),
@@ -227,7 +226,7 @@ def run_improvement(config: ImproveConfig, out: str | Path, workers: int = 1, pr
                                                 strength_decks, strength_seed, out / "strength", workers,
                                                 strength_luck)
             card["wall_time_s"] = round(wall(), 1)
-            from experiments.common.files import write_file
+            from carioca_experiments.common.files import write_file
 
             write_file(card_file, (json.dumps(card, indent=1) + "\n").encode())
         return card

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from carioca_env.actions import action_table
-from experiments.common.tables import text_table
+from carioca_experiments.common.tables import text_table
 
 
 def _clustered_mean(values: np.ndarray, groups: np.ndarray) -> tuple[float, float]:

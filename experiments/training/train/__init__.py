@@ -10,7 +10,7 @@ Usage::
 
 or from Python::
 
-    from experiments.training.train import TrainConfig, train
+    from carioca_experiments.training.train import TrainConfig, train
     config = TrainConfig(contract=1, steps=2_048, eval_decks=2, eval_opponents=("random",))
     result = train(config, "runs/c1", progress=False)     # a smoke run of a few seconds
     result.model_path, result.eval_rows[-1]
@@ -48,7 +48,7 @@ What is written in ``--out``
 
 Evaluation (the learning curve)
     Every ``--eval-every`` steps (and at the end) the current model is saved to
-    ``OUT/eval/current.zip`` and plays a duplicate tournament (:mod:`experiments.evaluation.tournament`,
+    ``OUT/eval/current.zip`` and plays a duplicate tournament (:mod:`carioca_experiments.evaluation.tournament`,
     one process) as ``ppo:OUT/eval/current.zip`` against each ``--eval-opponents`` agent
     on the trained contract (all seven for ``full``), ``--eval-decks`` decks per contract,
     fixed seed ``--eval-seed``: the same deals at every evaluation.  One row per opponent
@@ -76,20 +76,33 @@ Modules (each answers one question)
     :mod:`.cli` the command line; :mod:`.errors` :class:`TrainError`.
 """
 
-from experiments.training.train.cli import INTERRUPTED, add_arguments, command_line, config_from_args, print_result, run
-from experiments.training.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
-from experiments.training.train.environments import EnvFactory, OpponentPool, ScoreTruncation, make_env, make_vec_env
-from experiments.training.train.errors import TrainError
-from experiments.training.train.evaluation import EVAL_COLUMNS, evaluate, read_eval_csv, write_eval_csv
-from experiments.training.train.files import check_writable, latest_checkpoint
-from experiments.training.train.loop import (
+from carioca_experiments.training.train.cli import (
+    INTERRUPTED,
+    add_arguments,
+    command_line,
+    config_from_args,
+    print_result,
+    run,
+)
+from carioca_experiments.training.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
+from carioca_experiments.training.train.environments import (
+    EnvFactory,
+    OpponentPool,
+    ScoreTruncation,
+    make_env,
+    make_vec_env,
+)
+from carioca_experiments.training.train.errors import TrainError
+from carioca_experiments.training.train.evaluation import EVAL_COLUMNS, evaluate, read_eval_csv, write_eval_csv
+from carioca_experiments.training.train.files import check_writable, latest_checkpoint
+from carioca_experiments.training.train.loop import (
     TrainResult,
     check_agents,
     run_evaluation,
     save_checkpoint,
     train,
 )
-from experiments.training.train.models import (
+from carioca_experiments.training.train.models import (
     attach_anchor,
     load_init,
     make_model,
@@ -98,7 +111,7 @@ from experiments.training.train.models import (
     policy_kwargs,
     save_model,
 )
-from experiments.training.train.settings import (
+from carioca_experiments.training.train.settings import (
     ALL_CONTRACTS,
     SETTING_SPECS,
     TRAIN_SETTINGS,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from experiments.training.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
-from experiments.training.train.evaluation import has_corrected
-from experiments.training.train.loop import TrainResult, train
-from experiments.training.train.settings import TRAIN_SETTINGS, parse_settings
+from carioca_experiments.training.train.config import DEFAULT_N_ENVS, DEFAULT_VEC, TrainConfig
+from carioca_experiments.training.train.evaluation import has_corrected
+from carioca_experiments.training.train.loop import TrainResult, train
+from carioca_experiments.training.train.settings import TRAIN_SETTINGS, parse_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,8 +99,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 def print_result(result: TrainResult) -> None:
     """The final evaluation and where things are."""
-    from experiments.common.plots import eval_units
-    from experiments.common.stats import format_interval
+    from carioca_experiments.common.plots import eval_units
+    from carioca_experiments.common.stats import format_interval
 
     print(f"trained to {result.num_timesteps} steps in {result.wall_time_s / 60:.1f} min "
           f"({result.num_timesteps / max(result.wall_time_s, 1e-9):.0f} steps/s incl. evaluation)")
@@ -121,7 +121,7 @@ def print_result(result: TrainResult) -> None:
           f"learning curve: {result.out / 'eval.csv'}")
 
 
-#: what `carioca train` says after Ctrl-C (experiments.cli prints it)
+#: what `carioca train` says after Ctrl-C (carioca_experiments.cli prints it)
 INTERRUPTED = "rerun the same command to resume from the last checkpoint"
 
 

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from carioca_env.observation import has_pieces_of
-from experiments.training.train.errors import TrainError, _excerpt
-from experiments.training.train.settings import (
+from carioca_experiments.training.train.errors import TrainError, _excerpt
+from carioca_experiments.training.train.settings import (
     _FINE_TUNE_SETTINGS,
     ALL_CONTRACTS,
     TRAIN_SETTINGS,
@@ -34,7 +34,7 @@ def _check_count(name: str, value: Any, low: int, what: str = "") -> None:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """One training run (see :mod:`experiments.training.train`).
+    """One training run (see :mod:`carioca_experiments.training.train`).
 
     Attributes:
         contract: 1..7, or ``"full"`` for the whole game (deals 1..7).
@@ -63,7 +63,7 @@ class TrainConfig:
             start the run (``carioca train --init``, e.g. an imitation model); its
             network shape must be the run's ``net_arch``.
         luck_correction: the evaluations also report the luck-corrected paired
-            difference (``--luck-correction``, :mod:`experiments.evaluation.luck`): a new
+            difference (``--luck-correction``, :mod:`carioca_experiments.evaluation.luck`): a new
             run uses the newest shipped value function and records its fingerprint in
             ``run.json``; a resumed run keeps the recorded one.
     """

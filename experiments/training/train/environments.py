@@ -11,8 +11,8 @@ from typing import Any, cast
 import gymnasium
 
 from carioca_env.wrappers import CariocaSingleAgentEnv
-from experiments.training.train.config import TrainConfig, _config_from_json, _config_to_json
-from experiments.training.train.files import _steps_of
+from carioca_experiments.training.train.config import TrainConfig, _config_from_json, _config_to_json
+from carioca_experiments.training.train.files import _steps_of
 
 
 class ScoreTruncation(gymnasium.Wrapper):
@@ -54,7 +54,7 @@ class OpponentPool:
                  pool_size: int = 8, self_play_prob: float = 0.8, num_players: int = 2) -> None:
         import random
 
-        from agents.registry import make_agent
+        from carioca_agents.registry import make_agent
 
         self.specs = list(specs)
         self.members = [make_agent(s, seed + i) for i, s in enumerate(self.specs)]
@@ -77,7 +77,7 @@ class OpponentPool:
         self.rng.seed(seed)
         snaps = self._snapshot_files() if self.snapshots is not None else []
         if snaps and self.rng.random() < self.self_play_prob:
-            from agents.ppo_agent import PPOAgent
+            from carioca_agents.ppo_agent import PPOAgent
 
             path = snaps[self.rng.randrange(len(snaps))]
             self.current = PPOAgent(path, seed, num_players=self.num_players, deterministic=False)
@@ -104,7 +104,7 @@ class EnvFactory:
 
 def make_env(config: TrainConfig, rank: int = 0, snapshots: str | None = None) -> Any:
     """One training environment: the single-agent wrapper, opponent pools, scored truncation."""
-    from agents.threads import limit_torch_threads
+    from carioca_agents.threads import limit_torch_threads
     from carioca_env.env import EnvConfig
     from carioca_env.wrappers import CariocaSingleAgentEnv
 

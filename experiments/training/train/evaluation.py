@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common.files import write_file
-from experiments.common.report import csv_text
-from experiments.training.train.config import TrainConfig
+from carioca_experiments.common.files import write_file
+from carioca_experiments.common.report import csv_text
+from carioca_experiments.training.train.config import TrainConfig
 
 EVAL_COLUMNS = (
     "steps", "opponent", "contracts", "decks", "deals",
@@ -38,7 +38,7 @@ def evaluate(model_path: str | Path, config: TrainConfig, steps: int, workdir: s
     tournament also records every deal's luck, and each row holds the luck-corrected
     difference and interval (``corrected_diff_*``) and the fingerprint (``luck``).
     """
-    from experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
     rows = []
     max_turns = config.eval_max_turns or config.merged_settings["max_turns"]

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from experiments.common.argtypes import check_output_path
-from experiments.common.files import write_file
-from experiments.training.train.errors import TrainError
+from carioca_experiments.common.argtypes import check_output_path
+from carioca_experiments.common.files import write_file
+from carioca_experiments.training.train.errors import TrainError
 
 
 def _steps_of(stem: str) -> int:
@@ -32,7 +32,7 @@ def latest_checkpoint(out: str | Path) -> Path | None:
 
 def check_writable(out: Path) -> None:
     """Refuse an output folder that cannot be created or written, before anything is written
-    (:func:`experiments.common.argtypes.check_output_path`: nothing is created).
+    (:func:`carioca_experiments.common.argtypes.check_output_path`: nothing is created).
 
     Raises:
         TrainError: naming the folder and the reason.

@@ -32,7 +32,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
-from agents.ppo_policy import policy_latents
+from carioca_agents.ppo_policy import policy_latents
 
 
 def kl_weight(kl_coef: float, decay_steps: int, num_timesteps: int) -> float:

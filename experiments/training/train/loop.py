@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from experiments.common.files import write_file
-from experiments.training.train.config import TrainConfig
-from experiments.training.train.environments import make_vec_env
-from experiments.training.train.errors import TrainError
-from experiments.training.train.evaluation import (
+from carioca_experiments.common.files import write_file
+from carioca_experiments.training.train.config import TrainConfig
+from carioca_experiments.training.train.environments import make_vec_env
+from carioca_experiments.training.train.errors import TrainError
+from carioca_experiments.training.train.evaluation import (
     _eval_text,
     _label,
     evaluate,
@@ -25,13 +25,13 @@ from experiments.training.train.evaluation import (
     read_eval_csv,
     write_eval_csv,
 )
-from experiments.training.train.files import (
+from carioca_experiments.training.train.files import (
     _steps_of,
     check_writable,
     latest_checkpoint,
     remove_run_files,
 )
-from experiments.training.train.models import (
+from carioca_experiments.training.train.models import (
     attach_anchor,
     load_init,
     make_model,
@@ -58,7 +58,7 @@ def _make_callback(config: TrainConfig, out: Path, state: dict[str, Any], progre
                    say: Callable[[str], None]) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from experiments.common.progress import progress_bar
+    from carioca_experiments.common.progress import progress_bar
 
     class TrainCallback(BaseCallback):
         """Checkpoints, self-play snapshots, evaluations and the progress bar."""
@@ -154,7 +154,7 @@ def check_agents(config: TrainConfig) -> None:
     Raises:
         TrainError: naming the option and the spec.
     """
-    from experiments.common.argtypes import check_agent_specs
+    from carioca_experiments.common.argtypes import check_agent_specs
 
     for option, specs in (("--opponents", config.opponents), ("--eval-opponents", config.eval_opponents)):
         check_agent_specs(option, specs, config.players, TrainError)
@@ -173,7 +173,7 @@ def eval_luck(config: TrainConfig, recorded: dict[str, Any] | None) -> str | Non
     """
     if not config.luck_correction:
         return None
-    from experiments.evaluation.luck import ValueFileError, shipped_value, value_by_fingerprint
+    from carioca_experiments.evaluation.luck import ValueFileError, shipped_value, value_by_fingerprint
 
     fingerprint = (recorded or {}).get("eval_luck")
     try:
@@ -218,7 +218,7 @@ def _differences(old: dict[str, Any], defining: dict[str, Any]) -> list[str]:
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite: bool = False,
           log: Callable[[str], None] | None = None) -> TrainResult:
-    """Train (or resume) a run into ``out``; see :mod:`experiments.training.train`.
+    """Train (or resume) a run into ``out``; see :mod:`carioca_experiments.training.train`.
 
     Raises:
         TrainError: a run folder of another run, or an unusable checkpoint.
@@ -226,10 +226,10 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite
     import torch
 
     say = log or (lambda m: print(m, file=sys.stderr))
-    from agents.threads import limit_torch_threads
+    from carioca_agents.threads import limit_torch_threads
 
     validate = torch.distributions.Distribution._validate_args
-    threads = limit_torch_threads()  # small matrices: a second thread only waits (agents.threads)
+    threads = limit_torch_threads()  # small matrices: a second thread only waits (carioca_agents.threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # no re-check of 2,191 logits per step
     try:
         return _train(config, Path(out), progress, overwrite, say)
@@ -239,7 +239,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True, overwrite
 
 
 def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say: Callable[[str], None]) -> TrainResult:
-    from agents.ppo_agent import model_card
+    from carioca_agents.ppo_agent import model_card
 
     check_agents(config)  # everything is checked before anything is written
     run_file = out / "run.json"
@@ -282,10 +282,12 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
         if start_from is not None:
             try:
                 side = json.loads(start_from.with_suffix(".json").read_text())
-                from agents.ppo_agent import _rng_preserved
+                from carioca_agents.model_file import legacy_objects
+                from carioca_agents.ppo_agent import _rng_preserved
 
                 with _rng_preserved():
-                    model = model_class(config).load(str(start_from), env=venv, device="cpu", tensorboard_log=tb)
+                    model = model_class(config).load(str(start_from), env=venv, device="cpu", tensorboard_log=tb,
+                                                     custom_objects=legacy_objects(start_from))
                 if init_model is not None:
                     attach_anchor(model, config, init_model)
             except Exception as exc:  # noqa: BLE001
@@ -306,7 +308,7 @@ def _train(config: TrainConfig, out: Path, progress: bool, overwrite: bool, say:
         def card(n: int) -> dict[str, Any]:
             return model_card(
                 config.players, features=config.merged_settings["features"], contract=config.contract, deals=list(config.deals), steps=n,
-                seed=config.seed, command=config.command or f"experiments.training.train.train({config.defining()})",
+                seed=config.seed, command=config.command or f"carioca_experiments.training.train.train({config.defining()})",
                 opponents=list(config.opponents),
                 self_play=config.self_play, n_envs=config.n_envs, settings=config.merged_settings,
                 wall_time_s=round(state["wall"](), 1), versions=package_versions(),

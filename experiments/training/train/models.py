@@ -8,16 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from experiments.common.files import write_file
-from experiments.training.train.config import TrainConfig
-from experiments.training.train.errors import TrainError
+from carioca_experiments.common.files import write_file
+from carioca_experiments.training.train.config import TrainConfig
+from carioca_experiments.training.train.errors import TrainError
 
 
 def model_class(config: TrainConfig) -> Any:
     """MaskablePPO, or its anchored subclass for a run from an ``--init`` model
-    (:mod:`experiments.training.train.finetune`)."""
+    (:mod:`carioca_experiments.training.train.finetune`)."""
     if config.init is not None:
-        from experiments.training.train.finetune import AnchoredMaskablePPO
+        from carioca_experiments.training.train.finetune import AnchoredMaskablePPO
 
         return AnchoredMaskablePPO
     from sb3_contrib import MaskablePPO
@@ -29,11 +29,11 @@ def policy_kwargs(players: int, settings: dict[str, Any]) -> dict[str, Any]:
     """The policy's constructor arguments for a run's settings (saved with the model)."""
     out: dict[str, Any] = {"net_arch": list(settings["net_arch"])}
     if settings.get("card_head"):
-        from agents.ppo_policy import card_head_spec
+        from carioca_agents.ppo_policy import card_head_spec
 
         out["card_head"] = card_head_spec(players, settings["features"])
     if settings.get("action_prior"):
-        from agents.action_prior import action_prior_spec
+        from carioca_agents.action_prior import action_prior_spec
 
         out["action_prior"] = action_prior_spec(players, settings["features"])
     return out
@@ -42,7 +42,7 @@ def policy_kwargs(players: int, settings: dict[str, Any]) -> dict[str, Any]:
 def make_model(venv: Any, config: TrainConfig, tensorboard_log: str | None = None, init: Any = None) -> Any:
     """A fresh MaskablePPO for ``venv`` with the run's settings; with ``init`` (a loaded
     model of the same shape) it starts from those weights, anchored to them."""
-    from agents.ppo_policy import CariocaMaskablePolicy
+    from carioca_agents.ppo_policy import CariocaMaskablePolicy
 
     s = config.merged_settings
     n_steps = max(8, s["rollout_steps"] // config.n_envs)
@@ -75,13 +75,13 @@ def load_init(config: TrainConfig) -> Any:
     """
     if config.init is None:
         return None
-    from agents.ppo_agent import ModelLoadError, load_model
+    from carioca_agents.ppo_agent import ModelLoadError, load_model
 
     try:
         model, card = load_model(config.init, config.players)
     except ModelLoadError as exc:
         raise TrainError(f"--init: {exc}") from None
-    from agents.ppo_agent import card_features
+    from carioca_agents.ppo_agent import card_features
 
     if card_features(card) != config.merged_settings["features"]:
         raise TrainError(f"--init: {config.init} was made for observation features {card_features(card)!r}; "

@@ -1,6 +1,6 @@
 """The training settings (:data:`TRAIN_SETTINGS`): their defaults, what each accepts, and their checks.
 
-``--set KEY=VALUE`` (:func:`parse_settings`) and :class:`~experiments.training.train.config.TrainConfig`
+``--set KEY=VALUE`` (:func:`parse_settings`) and :class:`~carioca_experiments.training.train.config.TrainConfig`
 check every value here, once, before anything is written; an ``--init`` model's card
 supplies ``net_arch``, ``features`` and ``card_head`` (:func:`init_settings`).
 """
@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import agents  # noqa: F401  (registers the advice feature sets, offered as choices here)
+from carioca_agents.advice import register_advice
 from carioca_env.game_config import MAX_TURNS
 from carioca_env.observation import feature_sets
-from experiments.training.train.errors import TrainError, _excerpt
+from carioca_experiments.training.train.errors import TrainError, _excerpt
 
 ALL_CONTRACTS = (1, 2, 3, 4, 5, 6, 7)
 
@@ -45,9 +45,9 @@ TRAIN_SETTINGS: dict[str, Any] = {
     "max_turns": MAX_TURNS,     # turns per deal before truncation (R17)
     "features": "base",         # observation variant: base, planning or discards (carioca_env.planning)
     "card_head": 0,             # 1: the policy also scores every card type with one shared small
-                                # net (agents.ppo_policy.CardScores), an input of the action layer
+                                # net (carioca_agents.ppo_policy.CardScores), an input of the action layer
     "action_prior": 0,          # 1: the heuristic's advice scored against every action id is added
-                                # to the logits, one learned weight per kind (agents.action_prior;
+                                # to the logits, one learned weight per kind (carioca_agents.action_prior;
                                 # needs features advice_play)
     # fine-tuning from an imitation model (--init); all off for a fresh model
     "kl_coef": 0.0,             # weight of KL(pi || pi_init) in the policy loss at step 0
@@ -156,6 +156,7 @@ def _as_float(value: Any) -> float:
 
 
 #: The type and range of every setting (checked before anything is written).
+register_advice()  # the settings offer the heuristic's advice feature sets as choices
 SETTING_SPECS: dict[str, SettingSpec] = {
     "net_arch": SettingSpec("layers"),
     "rollout_steps": SettingSpec("int", 8, 1 << 20),
@@ -182,7 +183,7 @@ SETTING_SPECS: dict[str, SettingSpec] = {
 def init_settings(init: str) -> dict[str, Any]:
     """``net_arch``, ``features``, ``card_head`` and ``action_prior`` of an ``--init`` model's card: a run from it uses them
     unless ``--set`` says otherwise (a missing card is reported when the model loads)."""
-    from agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
+    from carioca_agents.ppo_agent import ModelLoadError, card_features, read_card, resolve_model_path
 
     try:
         card = read_card(resolve_model_path(init))
