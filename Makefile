@@ -14,7 +14,7 @@ PYTEST_ARGS ?= -n auto
 # installed; elsewhere Playwright's own download (`make browser` gets one or the other)
 CHROMIUM_BIN ?= /usr/bin/chromium
 
-.PHONY: venv browser test test-fast lint docs demo bench notebook clean
+.PHONY: venv browser test test-fast test-studies lint docs demo bench notebook clean
 
 venv: $(VENV)/.installed
 
@@ -48,6 +48,10 @@ test: venv browser
 # (about a minute on an idle 2-core machine).
 test-fast: venv
 	$(PY) -m pytest $(PYTEST_ARGS) -m "not slow and not browser and not ray"
+
+# The tests of the studies in experiments/studies/ alone (`make test` runs them too).
+test-studies: venv
+	$(PY) -m pytest $(PYTEST_ARGS) -m study
 
 # Style and types, configured in pyproject.toml; CI runs it too.
 lint: venv

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from carioca_agents.registry import ParsedSpec, SpecError, parse_spec
+from carioca_agents.registry import parse_spec, spec_params
+from carioca_agents.specs import ParsedSpec, SpecError
 from carioca_env.errors import CariocaError
 
 #: The agents a request may name: this package's own code, reading no file but a model.
@@ -102,7 +103,7 @@ class Allowlist:
                 f"agent {node.name!r} may not be named here; allowed: {', '.join(sorted(self.names))}"
                 + (f", and the operator's plugins {', '.join(sorted(self.plugins))}" if self.plugins else "")
             )
-        params = node.params()
+        params = spec_params(node)
         values: dict[str, Any] = {}
         for key, value in node.args.items():
             limit = self.limits.get((node.name, key))
@@ -135,7 +136,7 @@ def model_files(parsed: ParsedSpec) -> list[Path]:
     the resolved files)."""
     out = []
     for node in parsed.walk():
-        for key, param in node.params().items():
+        for key, param in spec_params(node).items():
             if param.kind == "model" and node.args.get(key):
                 out.append(Path(node.args[key]))
     return out

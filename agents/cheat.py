@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from carioca_agents.registry import Param
 from carioca_agents.search import SEARCH_PARAMS, SearchAgent
+from carioca_agents.specs import Param
 from carioca_env import Game, Move, PlayerView
 from carioca_env.cards import cards_of
 from carioca_env.determinize import game_from_view

@@ -108,7 +108,7 @@ PRESETS: dict[str, tuple[dict[str, float], dict[int, dict[str, float]]]] = {
 
 
 def _heuristic_params() -> dict:
-    from carioca_agents.registry import Param
+    from carioca_agents.specs import Param
 
     # v1 stays the default: on fresh decks the tuned weights were no better than v1 at 3
     # and 4 players and head to head at 2 players slightly worse (contract 1: +0.7

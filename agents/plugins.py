@@ -31,7 +31,7 @@ installed module nor is imported by anything else).  The folder travels to the w
 in the environment variable ``CARIOCA_PLUGIN_PATH`` (folders separated by
 ``os.pathsep``), which a library user may set too.  A factory given to :func:`carioca_agents.registry.register` at run time (in a
 notebook, a script) lives only in the process that registered it:
-:func:`worker_problem` says so before a tournament starts its workers.
+:func:`carioca_agents.registry.worker_problem` says so before a tournament starts its workers.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from importlib import metadata
 from typing import Any
 
 from carioca_agents.base import Agent
-from carioca_agents.registry import SpecError
+from carioca_agents.specs import SpecError
 
 PREFIX = "py:"
 ENTRY_POINT_GROUP = "carioca_env.agents"
@@ -55,7 +55,7 @@ PATH_ENV = "CARIOCA_PLUGIN_PATH"
 
 class PluginError(SpecError):
     """A plugin spec that cannot be resolved (the message says what was wrong and what would
-    be right; a :class:`~carioca_agents.registry.SpecError`, hence a ``ValueError``)."""
+    be right; a :class:`~carioca_agents.specs.SpecError`, hence a ``ValueError``)."""
 
 
 def parse_kwargs(text: str, spec: str) -> dict[str, Any]:
@@ -201,30 +201,3 @@ def entry_point_factory(name: str) -> Callable[[str, int], Agent] | None:
         return _call(target, parse_kwargs(arg, spec), seed, spec, ep.value)
 
     return factory
-
-
-def worker_problem(spec: str) -> str | None:
-    """Why a worker process could not build ``spec``, or None if it can.
-
-    Built-in names, ``py:`` specs and entry points are rebuilt from the string in every
-    worker.  A name added with :func:`carioca_agents.registry.register` by code outside the
-    ``agents`` package (a notebook, a script, a test) exists only in this process.
-    """
-    if spec.startswith(PREFIX):
-        return None
-    from carioca_agents import registry
-
-    registry.available()  # loads the built-ins
-    name = spec.partition(":")[0]
-    entry = registry._FACTORIES.get(name)
-    factory = None if entry is None else entry.factory
-    module = getattr(factory, "__module__", "") or ""
-    if entry is None or module == "carioca_agents" or module.startswith("carioca_agents."):
-        return None  # unknown names are reported by make_agent itself
-    return (
-        f"agent {name!r} was registered at run time (by {module or 'unknown code'}) with "
-        f"carioca_agents.registry.register, so it exists only in this process: worker processes "
-        f"(--workers > 1) and Ray workers cannot build it. Name its factory with a plugin spec "
-        f"instead, py:MODULE:FACTORY[:KEY=VALUE,...] (the module importable by the workers), "
-        f"or play with --workers 1"
-    )

@@ -45,86 +45,11 @@ added with :func:`register` at run time does not.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from carioca_agents.base import Agent
-
-
-class SpecError(ValueError):
-    """An agent spec that does not parse or names an unknown agent, key or value."""
-
-
-def _parse_bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{text!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
-
-
-_TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
-
-
-@dataclass(frozen=True)
-class Param:
-    """One typed argument of an agent spec.
-
-    Attributes:
-        type: ``int``, ``float``, ``str`` or ``bool``.
-        default: the value when the key is not given.
-        help: what it means.
-        choices: if set, the allowed values.
-        minimum: if set, the smallest allowed value (numbers).
-        maximum: if set, the largest allowed value (numbers).
-        kind: what a ``str`` value names: ``"value"`` (plain text), ``"agent"`` (another
-            agent spec, parsed and checked with its parent: ``search``'s ``rollout``) or
-            ``"model"`` (a model file or a shipped model's name: ``ppo``'s ``path``).
-            :func:`parse_spec` and :mod:`carioca_agents.allowlist` use it to find every spec and
-            file a spec names, however deep.
-    """
-
-    type: type
-    default: Any
-    help: str = ""
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    kind: str = "value"
-
-    def parse(self, text: str) -> Any:
-        """The typed value of ``text``; raises ``ValueError`` saying what is expected."""
-        if self.type is bool:
-            value: Any = _parse_bool(text)
-        elif self.type is int:
-            try:
-                value = int(text)
-            except ValueError:
-                raise ValueError(f"{text!r} is not an int") from None
-        elif self.type is float:
-            try:
-                value = float(text)
-            except ValueError:
-                raise ValueError(f"{text!r} is not a number") from None
-            if not math.isfinite(value):  # nan compares false with every bound
-                raise ValueError(f"{text!r} is not a finite number")
-        else:
-            value = text
-        if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{text!r} is not one of {', '.join(map(str, self.choices))}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{text!r} is below the minimum {self.minimum:g}")
-        if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{text!r} is above the maximum {self.maximum:g}")
-        return value
-
-    def describe(self) -> str:
-        """``int, default 64`` style summary."""
-        kind = "|".join(map(str, self.choices)) if self.choices else _TYPE_NAMES.get(self.type, str(self.type))
-        return f"{kind}, default {self.default!r}"
+from carioca_agents.specs import MAX_SPEC_DEPTH, Param, ParsedSpec, SpecError, keys_text, parse_args
 
 
 @dataclass(frozen=True)
@@ -165,17 +90,10 @@ def available() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def _keys_text(name: str, entry: _Entry) -> str:
-    if not entry.params:
-        return f"{name} takes no arguments"
-    keys = ", ".join(f"{k} ({p.describe()})" for k, p in entry.params.items())
-    bare = f"; a bare {name}:VALUE sets {entry.default_key}" if entry.default_key else ""
-    return f"allowed keys of {name}: {keys}{bare}"
-
-
 def describe(name: str) -> str:
     """The keys an agent's spec takes, with types and defaults."""
-    return _keys_text(name, _factory_for(name, name))
+    entry = _factory_for(name, name)
+    return keys_text(name, entry.params, entry.default_key)
 
 
 def _factory_for(name: str, spec: str) -> _Entry:
@@ -193,110 +111,6 @@ def _factory_for(name: str, spec: str) -> _Entry:
             f"(written NAME or NAME:key=value,...; user code: py:MODULE:FACTORY, see carioca_agents.plugins)"
         )
     return entry
-
-
-def _builds_nothing(**kwargs: Any) -> Agent:
-    """The factory of an entry made only to word :func:`parse_args`'s errors."""
-    raise TypeError("this registry entry only checks arguments; it builds no agent")
-
-
-def parse_args(name: str, arg: str, params: Mapping[str, Param], default_key: str | None) -> dict[str, Any]:
-    """The typed keywords of the argument text ``arg`` of agent ``name`` (see the module docstring).
-
-    Raises:
-        SpecError: unknown key, bad value, repeated key, or arguments where none are taken.
-    """
-    entry = _Entry(_builds_nothing, params, default_key)  # for the error texts only
-    values = {k: p.default for k, p in params.items()}
-    if not arg:
-        return values
-    if not params:
-        raise SpecError(f"{name}:{arg}: {name} takes no arguments (write just {name!r})")
-    if "=" not in arg:
-        if default_key is None:
-            raise SpecError(f"{name}:{arg}: a bare argument needs key=value here; {_keys_text(name, entry)}")
-        items = [(default_key, arg)]
-    else:
-        items = []
-        for i, part in enumerate(arg.split(",")):
-            key, eq, value = part.partition("=")
-            key = key.strip()
-            if not eq:
-                if i == 0 and default_key is not None:
-                    items.append((default_key, part))
-                    continue
-                raise SpecError(f"{name}:{arg}: {part!r} is not key=value; {_keys_text(name, entry)}")
-            items.append((key, value.strip()))
-    seen = set()
-    for key, value in items:
-        if key not in params:
-            raise SpecError(f"{name}:{arg}: unknown key {key!r}; {_keys_text(name, entry)}")
-        if key in seen:
-            raise SpecError(f"{name}:{arg}: key {key!r} is given twice")
-        seen.add(key)
-        try:
-            values[key] = params[key].parse(value)
-        except ValueError as exc:
-            raise SpecError(f"{name}:{arg}: bad value for {key} ({params[key].describe()}): {exc}") from None
-    return values
-
-
-#: How deep specs may nest (``search:rollout=search:rollout=...``).
-MAX_SPEC_DEPTH = 4
-
-
-@dataclass(frozen=True)
-class ParsedSpec:
-    """An agent spec parsed and type-checked, with nothing imported or loaded yet.
-
-    :func:`parse_spec` makes one, :func:`build_agent` (or :func:`make_agent`) builds the
-    agent from it.  Between the two a caller can check everything the spec names
-    (:meth:`walk` visits nested specs too): :class:`carioca_agents.allowlist.Allowlist` does so
-    for specs from untrusted sources.
-
-    Attributes:
-        text: the spec as written (the built agent's ``name``).
-        kind: ``"typed"`` (a registered name with typed keys), ``"raw"`` (a registered
-            name that takes its argument text unparsed), ``"plugin"`` (an installed entry
-            point: user code) or ``"py"`` (``py:MODULE:FACTORY``: user code).
-        name: the registered or entry-point name; ``py`` for a ``py:`` spec.
-        args: the typed keywords, defaults filled in, a nested spec as a
-            :class:`ParsedSpec` (``typed``); the keyword arguments (``py``).
-        raw: the argument text (``raw`` and ``plugin``).
-        target: ``MODULE:FACTORY`` (``py``).
-    """
-
-    text: str
-    kind: str
-    name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    raw: str = ""
-    target: str = ""
-
-    def __str__(self) -> str:
-        return self.text
-
-    def params(self) -> Mapping[str, Param]:
-        """The typed keys of this spec's agent (empty unless ``kind`` is ``typed``)."""
-        if self.kind != "typed":
-            return {}
-        return _factory_for(self.name, self.text).params or {}
-
-    def children(self) -> Iterator[tuple[str, ParsedSpec]]:
-        """``(key, spec)`` of each nested agent spec (a key of kind ``agent``)."""
-        for key, value in self.args.items():
-            if isinstance(value, ParsedSpec):
-                yield key, value
-
-    def walk(self) -> Iterator[ParsedSpec]:
-        """This spec and every spec nested in it, depth first."""
-        yield self
-        for _key, child in self.children():
-            yield from child.walk()
-
-    def with_args(self, **values: Any) -> ParsedSpec:
-        """A copy with some arguments replaced (the text stays as written)."""
-        return replace(self, args={**self.args, **values})
 
 
 def parse_spec(spec: str) -> ParsedSpec:
@@ -376,6 +190,38 @@ def make_agent(spec: str | ParsedSpec, seed: int = 0) -> Agent:
     return build_agent(spec if isinstance(spec, ParsedSpec) else parse_spec(spec), seed)
 
 
+def spec_params(parsed: ParsedSpec) -> Mapping[str, Param]:
+    """The typed keys of a parsed spec's agent (empty unless its ``kind`` is ``typed``)."""
+    if parsed.kind != "typed":
+        return {}
+    return _factory_for(parsed.name, parsed.text).params or {}
+
+
+def worker_problem(spec: str) -> str | None:
+    """Why a worker process could not build ``spec``, or None if it can.
+
+    Built-in names, ``py:`` specs and entry points are rebuilt from the string in every
+    worker.  A name added with :func:`carioca_agents.registry.register` by code outside the
+    ``carioca_agents`` package (a notebook, a script, a test) exists only in this process.
+    """
+    if spec.startswith("py:"):  # a plugin spec: rebuilt from the string in every worker
+        return None
+    available()  # loads the built-ins
+    name = spec.partition(":")[0]
+    entry = _FACTORIES.get(name)
+    factory = None if entry is None else entry.factory
+    module = getattr(factory, "__module__", "") or ""
+    if entry is None or module == "carioca_agents" or module.startswith("carioca_agents."):
+        return None  # unknown names are reported by make_agent itself
+    return (
+        f"agent {name!r} was registered at run time (by {module or 'unknown code'}) with "
+        f"carioca_agents.registry.register, so it exists only in this process: worker processes "
+        f"(--workers > 1) and Ray workers cannot build it. Name its factory with a plugin spec "
+        f"instead, py:MODULE:FACTORY[:KEY=VALUE,...] (the module importable by the workers), "
+        f"or play with --workers 1"
+    )
+
+
 def _load_builtins() -> None:
     if "random" in _FACTORIES:
         return
@@ -388,9 +234,11 @@ def _load_builtins() -> None:
     register("random", lambda seed: RandomAgent(seed), params={})
     register("greedy", lambda seed: GreedyAgent(seed), params={})
     register("heuristic", make_heuristic, params=HEURISTIC_PARAMS)
-    register("search", lambda seed, **kw: SearchAgent(seed=seed, **kw), params=SEARCH_PARAMS)
+    # search plays any agent spec in its rollouts: it is handed this registry's builder, so
+    # that it need not import the registry (which imports it)
+    register("search", lambda seed, **kw: SearchAgent(seed=seed, build=make_agent, **kw), params=SEARCH_PARAMS)
     # a reference cheat (the opponents' true hands): only runners that show it the game play it
-    register(CHEAT_NAME, lambda seed, **kw: CheatSearchAgent(seed=seed, **kw), params=CHEAT_PARAMS)
+    register(CHEAT_NAME, lambda seed, **kw: CheatSearchAgent(seed=seed, build=make_agent, **kw), params=CHEAT_PARAMS)
     register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder, "
                                                      "or a shipped model's name", kind="model")},
              default_key="path")
@@ -404,3 +252,9 @@ def _make_ppo(seed: int, path: str) -> Agent:
     from carioca_agents.ppo_agent import make_ppo_agent
 
     return make_ppo_agent(path, seed)
+
+
+#: The registry's own names and, for code written against it, the spec types it re-exports
+#: from :mod:`carioca_agents.specs`.
+__all__ = ["MAX_SPEC_DEPTH", "Param", "ParsedSpec", "SpecError", "available", "build_agent", "describe",
+           "make_agent", "parse_args", "parse_spec", "register", "spec_params", "worker_problem"]

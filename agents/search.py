@@ -45,9 +45,7 @@ rollouts), which is not reproducible across machines: a fixed ``sims`` is.
 The belief the determinizations come from is the ``belief`` key (:mod:`carioca_agents.belief`):
 ``uniform``, ``rule`` (the opponent model with the replay factor ``infer``) or
 ``learned`` (the shipped learned model), ``inferred`` (``pool`` samples of the ``base``
-belief weighted by the opponents' last turns, :mod:`carioca_agents.belief.inferred`) or
-``filtered`` (``pool`` particles filtered through every opponent turn of the deal, the
-``base`` belief where the filter cannot run, :mod:`carioca_agents.belief.filtered`); the default
+belief weighted by the opponents' last turns, :mod:`carioca_agents.belief.inferred`); the default
 ``auto`` is ``rule`` when ``infer`` > 0 and ``uniform`` when it is 0, as before the key existed.
 
 Spec: ``search``, ``search:sims=64``, ``search:ms=300,rollout=greedy``,
@@ -60,14 +58,15 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from carioca_agents.base import Agent
-from carioca_agents.belief import BASE_BELIEFS, BELIEFS, Belief, make_belief
-from carioca_agents.belief.inferred import DEFAULT_POOL
-from carioca_agents.heuristic import HeuristicAgent
+from carioca_agents.belief import BASE_BELIEFS, BELIEFS, DEFAULT_POOL, Belief, make_belief
+from carioca_agents.greedy import GreedyAgent
+from carioca_agents.heuristic import HeuristicAgent, make_heuristic
 from carioca_agents.opponent_model import DEFAULT_FACTOR
-from carioca_agents.registry import Param, ParsedSpec
+from carioca_agents.random_agent import RandomAgent
+from carioca_agents.specs import Param, ParsedSpec
 from carioca_env import Game, Move, MoveKind, PlayerView
 from carioca_env.cards import hand_penalty
 
@@ -114,13 +113,33 @@ SEARCH_PARAMS: dict[str, Param] = {
     "belief": Param(
         str, "auto", "what the determinizations believe the opponents hold (carioca_agents.belief): uniform, rule "
         "(the opponent model, replay factor infer), learned (the shipped learned model), inferred (base's samples "
-        "weighted by the opponents' last turns under the heuristic), filtered (a particle filter through every "
-        "opponent turn); auto: rule if infer > 0, else uniform",
+        "weighted by the opponents' last turns under the heuristic); auto: rule if infer > 0, else uniform",
         choices=("auto", *BELIEFS),
     ),
-    "base": Param(str, "learned", "where belief=inferred draws its candidates from (belief=filtered falls back to)", choices=BASE_BELIEFS),
-    "pool": Param(int, DEFAULT_POOL, "candidates belief=inferred draws and weighs per decision (belief=filtered: its particles)", minimum=1),
+    "base": Param(str, "learned", "where belief=inferred draws its candidates from", choices=BASE_BELIEFS),
+    "pool": Param(int, DEFAULT_POOL, "candidates belief=inferred draws and weighs per decision", minimum=1),
 }
+
+
+#: The rollout policies a :class:`SearchAgent` built without the registry's builder can
+#: play (each as the registry builds it from its bare name).
+OWN_ROLLOUTS: dict[str, Callable[[int], Agent]] = {"heuristic": make_heuristic, "greedy": GreedyAgent,
+                                                   "random": RandomAgent}
+
+
+def own_rollout(spec: str | ParsedSpec, seed: int) -> Agent:
+    """The rollout policy ``spec`` when it is a bare built-in name (:data:`OWN_ROLLOUTS`).
+
+    Raises:
+        ValueError: any other spec, which only the registry builds.
+    """
+    text = str(spec)
+    if text not in OWN_ROLLOUTS:
+        raise ValueError(f"rollout {text!r}: a SearchAgent built directly plays {', '.join(OWN_ROLLOUTS)} in its "
+                         f"rollouts; for any other agent build it with make_agent('search:rollout=...')")
+    agent = OWN_ROLLOUTS[text](seed)
+    agent.name = text
+    return agent
 
 
 class SearchAgent:
@@ -138,15 +157,17 @@ class SearchAgent:
         horizon: int = 200,
         z: float = 1.5,
         infer: float = DEFAULT_FACTOR,
-        belief: str = "auto",
+        belief: str | Belief = "auto",
         race_z: float = DEFAULT_RACE_Z,
         race_top: int = DEFAULT_RACE_TOP,
         race_stop: float = DEFAULT_RACE_STOP,
         base: str = "learned",
         pool: int = DEFAULT_POOL,
+        build: Callable[[str | ParsedSpec, int], Agent] | None = None,
     ) -> None:
-        from carioca_agents.registry import make_agent  # the rollout policy is any registered agent
-
+        """The keys are :data:`SEARCH_PARAMS`'.  ``build(spec, seed)`` builds the rollout
+        policy from its spec: the registry passes its own ``make_agent`` (which can build
+        any agent); without it, the rollout is one of :data:`OWN_ROLLOUTS`."""
         if sims < 1 or top < 1 or race_top < 1 or horizon < 1 or ms < 0 or infer < 0 or not race_stop >= 0:
             raise ValueError(
                 f"sims, top, race_top and horizon must be >= 1 and ms, infer and race_stop >= 0, got {sims}, {top}, "
@@ -157,12 +178,14 @@ class SearchAgent:
         self.infer = infer
         if belief == "auto":
             belief = "rule" if infer > 0 else "uniform"
-        #: where the determinizations come from (carioca_agents.belief); a ValueError for an unknown name
-        self.belief: Belief = make_belief(belief, infer, base, pool)
+        #: where the determinizations come from (carioca_agents.belief): a name (a ValueError for
+        #: an unknown one), or a Belief built by the caller (a study's, for one)
+        self.belief: Belief = belief if isinstance(belief, Belief) else make_belief(belief, infer, base, pool)
         self.rollout_spec = str(rollout)  # a spec parsed (and checked) by the caller is built as it is
         self.guide = HeuristicAgent(seed)
         # one rollout agent per seat (built for 4; a table uses the first n)
-        self.policies: list[Agent] = [make_agent(rollout, seed + 1 + i) for i in range(4)]
+        make = build if build is not None else own_rollout
+        self.policies: list[Agent] = [make(rollout, seed + 1 + i) for i in range(4)]
         self.reset(seed)
         #: decisions searched / rollouts run since construction (for measurements)
         self.searched = 0

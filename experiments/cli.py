@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -37,12 +38,35 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("carioca_experiments.apps.replay", "replay and check a saved game record"),
     "train": ("carioca_experiments.training.train", "train a MaskablePPO agent"),
     "imitate": ("carioca_experiments.training.imitate", "train a policy by imitating a teacher agent (DAgger), for --init"),
-    "improve": ("carioca_experiments.training.improve", "improve an imitation model from rollout advantages over its teacher"),
     "train-all": ("carioca_experiments.training.train_all", "train a PPO agent per contract and for the full game, then compare them"),
     "serve": ("carioca_experiments.apps.serve", "watch records and tournaments, and play the bots, in a browser (the [web] extra)"),
     "sweep": ("carioca_experiments.training.sweep", "train one configuration over seeds and a grid of settings on Ray Tune"),
     "tune-heuristic": ("carioca_experiments.training.tune_heuristic", "tune the heuristic's weights with Optuna over duplicate decks"),
 }
+
+#: The commands of studies that answered their question (``experiments/studies/``): they
+#: stay runnable from a checkout with the commands their results pages give, and are left
+#: out of the wheel, where naming one exits 2 saying so.
+STUDY_COMMANDS: dict[str, tuple[str, str]] = {
+    "improve": ("carioca_experiments.studies.improve",
+                "(a study, from a checkout) improve an imitation model from rollout advantages over its teacher"),
+}
+#: the package that holds the studies
+STUDIES = "carioca_experiments.studies"
+
+
+def studies_present() -> bool:
+    """Whether the studies are importable: a checkout (an editable install), not the wheel."""
+    try:
+        return importlib.util.find_spec(STUDIES) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def commands() -> dict[str, tuple[str, str]]:
+    """Every command this install offers: :data:`COMMANDS`, and :data:`STUDY_COMMANDS` in a checkout."""
+    return {**COMMANDS, **STUDY_COMMANDS} if studies_present() else dict(COMMANDS)
+
 
 #: sub-command -> the optional modules it always needs, checked before it imports or runs
 #: anything (its module may need more on import, reported the same way)
@@ -85,7 +109,7 @@ def build_parser(load: Iterable[str] | None = None) -> tuple[argparse.ArgumentPa
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = None if load is None else set(load)
     modules = {}
-    for name, (module, help_text) in COMMANDS.items():
+    for name, (module, help_text) in commands().items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if wanted is None or name in wanted:
             importlib.import_module(module).add_arguments(p)
@@ -97,7 +121,7 @@ def command_in(argv: Sequence[str]) -> str | None:
     """The sub-command named in ``argv`` (its first word that is not an option), or ``None``."""
     for word in argv:
         if not word.startswith("-"):
-            return word if word in COMMANDS else None
+            return word if word in COMMANDS or word in STUDY_COMMANDS else None
     return None
 
 
@@ -173,6 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``carioca`` command line; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     name = command_in(argv)
+    if name in STUDY_COMMANDS and not studies_present():
+        print(f"carioca {name}: error: {name} is a study's command (experiments/studies/ of the repository), which "
+              f"the installed package leaves out: run it from a checkout (git clone, then make venv)", file=sys.stderr)
+        return EXIT_ERROR
     try:
         if name is not None:
             require("this command", *NEEDS.get(name, ()))

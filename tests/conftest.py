@@ -13,7 +13,10 @@ the rules here mark the ones whose tier follows from what they use:
 - ``ray``: every test that starts or joins a Ray cluster (it uses the ``ray_cluster``
   fixture, or runs the ``ray`` backend);
 - ``slow``: the tests listed in :data:`SLOW`, each above about 10 s on an idle 2-core
-  machine (``pytest --durations=0`` shows them).
+  machine (``pytest --durations=0`` shows them);
+- ``study``: every test under ``tests/studies/``, the tests of the studies kept in
+  ``experiments/studies/`` (not in the wheel).  CI runs them with the rest;
+  ``make test-studies`` runs them alone.
 """
 
 from __future__ import annotations
@@ -60,3 +63,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.ray)
         if name in SLOW.get(path.name, frozenset()):
             item.add_marker(pytest.mark.slow)
+        if path.parent.name == "studies" and path.parent.parent == HERE:
+            item.add_marker(pytest.mark.study)

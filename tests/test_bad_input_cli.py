@@ -260,8 +260,8 @@ def test_study_scripts_exit_130_on_ctrl_c_and_keep_other_tracebacks() -> None:
 
 
 @pytest.mark.parametrize("module", [
-    "carioca_experiments.evaluation.luck.fit", "carioca_experiments.evaluation.luck.fit3", "carioca_experiments.evaluation.luck.measure",
-    "carioca_experiments.training.belief.fit", "carioca_experiments.training.belief.calibrate", "carioca_experiments.training.belief.measure",
+    "carioca_experiments.studies.luck.fit", "carioca_experiments.studies.luck.fit3", "carioca_experiments.studies.luck.measure",
+    "carioca_experiments.studies.belief.fit", "carioca_experiments.studies.belief.calibrate", "carioca_experiments.studies.belief.measure",
 ])
 def test_each_study_script_runs_its_body_through_run_script(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each script's ``main`` hands its body to ``run_script`` (so Ctrl-C is 130 in all six)."""
@@ -270,6 +270,6 @@ def test_each_study_script_runs_its_body_through_run_script(module: str, monkeyp
     mod = importlib.import_module(module)
     seen: list[object] = []
     monkeypatch.setattr(mod, "run_script", lambda fn: seen.append(fn) or 7)
-    argv = {"carioca_experiments.evaluation.luck.fit3": ["fit"], "carioca_experiments.evaluation.luck.measure": ["overhead", "--agents", "heuristic", "greedy"],
-            "carioca_experiments.training.belief.calibrate": ["--seeds", "1"]}.get(module, [])
+    argv = {"carioca_experiments.studies.luck.fit3": ["fit"], "carioca_experiments.studies.luck.measure": ["overhead", "--agents", "heuristic", "greedy"],
+            "carioca_experiments.studies.belief.calibrate": ["--seeds", "1"]}.get(module, [])
     assert mod.main(argv) == 7 and len(seen) == 1 and callable(seen[0])

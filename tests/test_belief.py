@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from carioca_agents.allowlist import Allowlist
 from carioca_agents.belief import BELIEFS, RuleBelief, UniformBelief, make_belief
 from carioca_agents.belief.features import NUM_FEATURES, declined_cards
-from carioca_agents.belief.filtered import FilteredBelief
 from carioca_agents.belief.inferred import InferredBelief
 from carioca_agents.belief.learned import LearnedBelief
 from carioca_agents.belief.model import BeliefModel
@@ -34,8 +33,7 @@ def _states() -> list[Game]:
 
 
 def _beliefs() -> list:
-    return [UniformBelief(), RuleBelief(samples=8), InferredBelief(UniformBelief(), pool=8),
-            FilteredBelief(UniformBelief(), pool=8)]
+    return [UniformBelief(), RuleBelief(samples=8), InferredBelief(UniformBelief(), pool=8)]
 
 
 # ---------------------------------------------------------------------------- the interface
@@ -82,7 +80,7 @@ def test_make_belief_names() -> None:
     assert isinstance(rule, RuleBelief) and rule.factor == 3.0
     with pytest.raises(ValueError, match="unknown belief 'psychic'"):
         make_belief("psychic")
-    assert BELIEFS == ("uniform", "rule", "learned", "inferred", "filtered")
+    assert BELIEFS == ("uniform", "rule", "learned", "inferred")
     inferred = make_belief("inferred", base="uniform", pool=5)
     assert isinstance(inferred, InferredBelief) and isinstance(inferred.base, UniformBelief) and inferred.pool == 5
     with pytest.raises(ValueError, match="cannot be the inferred belief"):
@@ -207,12 +205,12 @@ def test_belief_key_maps_to_infer_and_changes_nothing_for_old_specs() -> None:
 
 
 def test_belief_key_is_checked_and_allowed() -> None:
-    with pytest.raises(SpecError, match="bad value for belief.*not one of auto, uniform, rule, learned, inferred, filtered"):
+    with pytest.raises(SpecError, match="bad value for belief.*not one of auto, uniform, rule, learned, inferred"):
         make_agent("search:belief=psychic")
     with pytest.raises(SpecError, match="bad value for base"):
         make_agent("search:belief=inferred,base=inferred")
-    with pytest.raises(SpecError, match="bad value for base"):
-        make_agent("search:belief=filtered,base=filtered")
+    with pytest.raises(SpecError, match="bad value for belief"):
+        make_agent("search:belief=filtered")  # a study's belief (experiments/studies/belief), not the product's
     with pytest.raises(SpecError, match="pool"):
         make_agent("search:belief=inferred,pool=0")
     parsed = Allowlist().check("search:belief=uniform,sims=8")
@@ -296,14 +294,13 @@ class _Poison:
         raise AssertionError("hidden state read")
 
 
-@pytest.mark.parametrize("name", ["uniform", "rule", "learned", "calibrated", "inferred", "filtered"])
+@pytest.mark.parametrize("name", ["uniform", "rule", "learned", "calibrated", "inferred"])
 def test_beliefs_read_only_the_view(name: str) -> None:
     """Two games whose views are identical but whose hidden hands and stock differ give the
     same expectation and the same samples; and a game whose hidden fields are poisoned
     after its view is taken changes nothing either."""
     belief = {"uniform": UniformBelief(), "rule": RuleBelief(samples=4), "learned": _learned(1),
-              "calibrated": _learned(1, calibrated=True), "inferred": InferredBelief(_learned(1), pool=6),
-              "filtered": FilteredBelief(_learned(1), pool=6)}[name]
+              "calibrated": _learned(1, calibrated=True), "inferred": InferredBelief(_learned(1), pool=6)}[name]
     differing = 0
     for k, game in enumerate(_states()[::4]):
         seat = game.current

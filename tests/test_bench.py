@@ -123,14 +123,13 @@ def test_clone_section(doc: dict) -> None:
     search = metrics["clone.search.decision.p2"]
     assert len(search["values"]) == 1 and _positive(search["median"])
     assert search["extra"][0]["sims"] == 2 and search["extra"][0]["decisions"] == 2
-    for belief in ("learned", "inferred", "filtered"):  # the same states, another belief
+    for belief in ("learned", "inferred"):  # the same states, another belief
         other = metrics[f"clone.search.decision.p2.{belief}"]
         assert _positive(other["median"]) and other["extra"][0]["decisions"] == 2
-    for belief in ("learned", "filtered"):  # through deals: 2 searched decisions in each of 3
+    for belief in ("learned",):  # through deals: 2 searched decisions in each of 3
         game = metrics[f"clone.search.game.p2.{belief}"]
         assert _positive(game["median"]) and game["extra"][0]["searched"] == 6
     ratios = {r["key"]: r for r in doc["ratios"]}
-    assert _positive(ratios["search.filtered/learned"]["ratio"]) and _positive(ratios["search.game.filtered/learned"]["ratio"])
     assert _positive(ratios["clone/deepcopy"]["ratio"])
     assert _positive(ratios["search.inferred/default"]["ratio"]) and _positive(ratios["search.inferred/learned"]["ratio"])
     if importlib.util.find_spec("pyspiel") is not None:

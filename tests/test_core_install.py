@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from carioca_experiments.cli import COMMANDS
+from carioca_experiments.cli import COMMANDS, STUDY_COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,6 @@ EXTRA_NAMED = {
     "bench": "stats",
     "train": "train",
     "imitate": "train",
-    "improve": "train",
     "train-all": "stats",
     "serve": "web",
     "sweep": "stats",
@@ -112,6 +111,13 @@ def test_the_core_install_runs_the_first_commands(core_venv: Path, tmp_path: Pat
     assert played.returncode == 0 and (tmp_path / "game.json").is_file(), played.stderr
     replayed = _carioca(core_venv, "replay", "--quiet", "game.json", cwd=tmp_path)
     assert replayed.returncode == 0 and "every move legal" in replayed.stdout, replayed.stderr
+
+    # a study's command is not in the installed package: refused in one line that says why
+    for name in STUDY_COMMANDS:
+        assert name not in helped.stdout.split("{", 1)[-1].split("}", 1)[0], helped.stdout
+        study = _carioca(core_venv, name, "--help", cwd=tmp_path)
+        assert study.returncode == 2 and "a study's command" in study.stderr and "checkout" in study.stderr, study.stderr
+        assert len(study.stderr.strip().splitlines()) == 1 and "Traceback" not in study.stderr
 
 
 @pytest.mark.slow

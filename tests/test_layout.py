@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from carioca_experiments.cli import COMMANDS
+from carioca_experiments.cli import COMMANDS, STUDY_COMMANDS
+
+from package_dirs import PACKAGE_DIRS, module_name, source_files
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / "experiments"
@@ -18,6 +20,8 @@ ALLOWED = {
     "evaluation": {"common"},
     "training": {"common", "evaluation"},
     "apps": {"common", "evaluation"},
+    # the studies that answered their question: they may use everything, nothing uses them
+    "studies": {"common", "evaluation", "training", "apps"},
 }
 #: the one package allowed across: the bench's ppo section measures training itself
 CROSSING = {("carioca_experiments.evaluation.bench", "training")}
@@ -28,6 +32,26 @@ def test_a_command_lives_in_the_module_named_after_it(command: str) -> None:
     module = COMMANDS[command][0]
     group, name = module.split(".")[1:]
     assert group in ("evaluation", "training", "apps") and name == command.replace("-", "_")
+
+
+@pytest.mark.parametrize("command", sorted(STUDY_COMMANDS))
+def test_a_study_command_lives_with_the_studies(command: str) -> None:
+    module = STUDY_COMMANDS[command][0]
+    assert module == f"carioca_experiments.studies.{command.replace('-', '_')}"
+    assert command not in COMMANDS
+
+
+def test_nothing_outside_the_studies_imports_them() -> None:
+    """The installed packages (the wheel leaves experiments/studies/ out) never reach into
+    the studies, lazily or otherwise; only the command table names their commands."""
+    wrong = []
+    for name in PACKAGE_DIRS:
+        for path in source_files(name):
+            if "studies" in path.relative_to(ROOT).parts:
+                continue
+            wrong += [f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path)
+                      if m.startswith("carioca_experiments.studies")]
+    assert not wrong, wrong
 
 
 def test_experiments_has_no_loose_modules_beside_its_groups() -> None:
@@ -53,10 +77,10 @@ def test_groups_import_downward_only() -> None:
         if len(rel.parts) < 3:
             continue  # experiments/__init__.py and cli.py sit above the groups
         group = rel.parts[1]
-        package = ".".join(rel.parts[:3])
+        package = ".".join(module_name(path).split(".")[:3])
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] != "experiments" or len(parts) < 2 or parts[1] in (group, "cli"):
+            if parts[0] != "carioca_experiments" or len(parts) < 2 or parts[1] in (group, "cli"):
                 continue
             if parts[1] not in ALLOWED[group] and (package, parts[1]) not in CROSSING:
                 wrong.append(f"{'/'.join(rel.parts)} imports {name}")

@@ -17,11 +17,12 @@ from carioca_env.cards import parse_cards
 from carioca_env.decks import stack_deck
 from carioca_env.moves import Move, MoveKind
 from carioca_experiments.common.stats import mean_ci
-from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, ValueFunction, shipped_value
+from carioca_experiments.evaluation.luck import LuckTracker, ValueFileError, shipped_value
 from carioca_experiments.evaluation.luck import value as value_module
-from carioca_experiments.evaluation.luck.features import num_features, state_stats
 from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, TournamentError, run_tournament
 from carioca_experiments.evaluation.tournament.summary import Summary
+from carioca_experiments.studies.luck.seat_features import num_features, state_stats
+from carioca_experiments.studies.luck.values import ValueFunction
 
 
 def random_value(seed: int) -> ValueFunction:
@@ -373,7 +374,7 @@ def test_seat_deal_seats_the_specs_and_replays_the_same_game() -> None:
     import random
 
     from carioca_env.cards import full_deck
-    from carioca_experiments.evaluation.luck.seated import seat_deal
+    from carioca_experiments.studies.luck.seated import seat_deal
 
     deck = full_deck()
     random.Random(7).shuffle(deck)

@@ -306,7 +306,7 @@ def test_replace_compares_each_seat_with_the_same_seat_at_the_all_baseline_table
     agent's penalty in each seat minus that seat's at the all-heuristic table, averaged
     over its seats, raw and corrected; an unfinished deck is left out; other seeds refused."""
     from carioca_experiments.common.stats import paired_difference
-    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.studies.luck import replayed
 
     four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
     _tournament(tmp_path, "g", four, 4, 3, 31)
@@ -343,7 +343,7 @@ def test_versus_pairs_two_agents_differences_deck_by_deck(tmp_path: Path, capsys
     corrected, is the pairing of the two ``mates`` rows' per-deck values; other seeds and
     other deals are refused."""
     from carioca_experiments.common.stats import paired_difference
-    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.studies.luck import replayed
 
     _tournament(tmp_path, "g", ("g=greedy", "heuristic"), 2, 3, 51)
     _tournament(tmp_path, "r", ("r=random", "heuristic"), 2, 3, 51)
@@ -378,7 +378,7 @@ def test_versus_pairs_two_agents_differences_deck_by_deck(tmp_path: Path, capsys
 
 
 def test_replayed_command_prints_both_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.studies.luck import replayed
     from carioca_experiments.training.learned_set import paired_rows
 
     _tournament(tmp_path, "two", ("learned=ppo:contract1", "heuristic"), 2, 3, 41)
@@ -400,7 +400,7 @@ def test_reluck_recomputes_a_tournaments_luck_from_its_records_as_if_played_with
     """``replayed.reluck``: replaying the kept records with the function the tournament used
     gives its luck back exactly; with an older shipped function, the luck of the same
     tournament played with that function from the start, and the same penalties."""
-    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.studies.luck import replayed
 
     older = _oldest_other_value()
     four = ("g=greedy", "heuristic1=heuristic", "heuristic2=heuristic", "heuristic3=heuristic")
@@ -432,7 +432,7 @@ def test_reluck_recomputes_a_tournaments_luck_from_its_records_as_if_played_with
 def test_reluck_refuses_before_writing_anything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No records, an unknown function, a folder that already holds results, a record of
     another deal: one clear error and no output file."""
-    from carioca_experiments.evaluation.luck import replayed
+    from carioca_experiments.studies.luck import replayed
 
     fp = shipped_value().fingerprint
     _tournament(tmp_path, "bare", ("greedy", "heuristic"), 2, 2, 52)

@@ -1,4 +1,4 @@
-"""The version-2 luck value function (carioca_experiments.evaluation.luck.features2, MlpValue): its values
+"""The version-2 luck value function (carioca_experiments.evaluation.luck.race_features, MlpValue): its values
 of every possible draw are the values of the states they stand for, its corrections have
 expectation 0, the file is frozen and checked, version 1 stays usable, and the fitting
 decks are never a tournament's."""
@@ -17,20 +17,19 @@ from carioca_env.moves import MoveKind
 from carioca_experiments.common.seeds import LUCK_FIT, TOURNAMENT
 from carioca_experiments.evaluation.luck import (
     SHIPPED_BY_VERSION,
-    ActionValue,
     DrawValue,
     MlpValue,
     ValueFileError,
-    ValueFunction,
-    features2,
     load_value,
     shipped_value,
     value_by_fingerprint,
 )
-from carioca_experiments.evaluation.luck.fit import FitConfig, fit_deal_rng, fit_deck, play_states
+from carioca_experiments.evaluation.luck import race_features as features2
 from carioca_experiments.evaluation.luck.value import MLP_PARAMS, mlp_forward
 from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 from carioca_experiments.evaluation.tournament.play import deal_deck
+from carioca_experiments.studies.luck.fit import FitConfig, fit_deal_rng, fit_deck, play_states
+from carioca_experiments.studies.luck.values import ActionValue, ValueFunction
 from tests.test_luck import check_exact, outcomes, small_position
 
 
@@ -220,7 +219,7 @@ def test_mlp_forward_matches_a_row_at_a_time() -> None:
 def test_ceiling_measures_the_deals_part_of_the_variance(capsys: pytest.CaptureFixture[str]) -> None:
     """The same agent in both seats gives a paired difference of exactly 0 on every
     shuffle (nothing to bound); two agents give a variance and a bound in [0, 1]."""
-    from carioca_experiments.evaluation.luck.measure import MeasureConfig, ceiling
+    from carioca_experiments.studies.luck.measure import MeasureConfig, ceiling
 
     same = ceiling(MeasureConfig("ceiling", ("heuristic", "heuristic"), contracts=(1,), decks=3, max_turns=200))
     assert same[0]["variance"] == 0 and same[0]["deal_part"] == 0

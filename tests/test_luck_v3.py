@@ -16,11 +16,11 @@ from carioca_experiments.evaluation.luck import (
     DrawNetValue,
     DrawValue,
     ValueFileError,
-    features3,
     load_value,
     shipped_version,
     shipped_versions,
 )
+from carioca_experiments.evaluation.luck import draw_features as features3
 from tests.test_luck import check_exact, outcomes, small_position
 
 
@@ -198,9 +198,9 @@ def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> Non
     """The fit regresses on the recorded sums of centred basis rows: for any weights, ``w @
     sums`` is the correction a tracker with those weights adds up over the same game."""
     from carioca_experiments.evaluation.luck import LuckTracker
-    from carioca_experiments.evaluation.luck.fit import fit_deal_rng, fit_deck
-    from carioca_experiments.evaluation.luck.fit3 import play_game
-    from carioca_experiments.evaluation.luck.measure import play_deal
+    from carioca_experiments.studies.luck.fit import fit_deal_rng, fit_deck
+    from carioca_experiments.studies.luck.fit3 import play_game
+    from carioca_experiments.studies.luck.measure import play_deal
 
     value = random_draw_value(8)
     for n, k in ((2, 2), (3, 1), (4, 3)):
@@ -219,7 +219,7 @@ def test_recorded_sums_are_the_corrections_of_any_weights(tmp_path: Path) -> Non
 
 
 def test_fit3_records_and_fits_a_value_file(tmp_path: Path) -> None:
-    from carioca_experiments.evaluation.luck.fit3 import Fit3Config, fit, load, record, states_path
+    from carioca_experiments.studies.luck.fit3 import Fit3Config, fit, load, record, states_path
 
     cfg = Fit3Config("record", players=(2,), contracts=(1,), decks=10, seed=7, max_turns=200, out=str(tmp_path))
     record(cfg, log=lambda m: None)
@@ -237,8 +237,8 @@ def test_widths_correct_the_tournaments_deals_as_the_tournament_does(tmp_path: P
     """measure widths plays each deal once and corrects it with several value functions; each
     corrected difference is the one a --luck-correction tournament reports."""
     from carioca_experiments.evaluation.luck import SHIPPED_BY_VERSION
-    from carioca_experiments.evaluation.luck.measure import corrected_pairs
     from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.studies.luck.measure import corrected_pairs
 
     values = [load_value(p) for p in (SHIPPED_BY_VERSION[v] for v in (1, 2))]
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(3,), decks=3, seed=11, max_turns=300)

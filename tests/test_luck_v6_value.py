@@ -27,18 +27,18 @@ from carioca_experiments.evaluation.luck import (
     DrawNetValue,
     LuckTracker,
     ValueFileError,
-    features3,
-    fit5,
     load_value,
     shipped_version,
     shipped_versions,
     value_by_fingerprint,
 )
+from carioca_experiments.evaluation.luck import draw_features as features3
 from carioca_experiments.evaluation.luck import value as value_module
-from carioca_experiments.evaluation.luck.fit import fit_deck
-from carioca_experiments.evaluation.luck.fit6 import ExportConfig, export, main, rounding_deviation
-from carioca_experiments.evaluation.luck.measure import play_deal
 from carioca_experiments.evaluation.luck.value import MLP_PARAMS, NET_DECIMALS, net_inputs
+from carioca_experiments.studies.luck import fit5
+from carioca_experiments.studies.luck.fit import fit_deck
+from carioca_experiments.studies.luck.fit6 import ExportConfig, export, main, rounding_deviation
+from carioca_experiments.studies.luck.measure import play_deal
 from tests.test_luck_v3 import random_draw_net
 
 
@@ -379,9 +379,9 @@ def test_version_6_is_found_only_with_its_file(tmp_path: Path, monkeypatch: pyte
     """Without value-v6.json, version 6 is reported as not shipped (a clear error where it is
     asked for); with it, shipped_version, value_by_fingerprint, measure's --values and the
     tournament's --luck-value find it."""
-    from carioca_experiments.evaluation.luck import measure
     from carioca_experiments.evaluation.tournament import TournamentError
     from carioca_experiments.evaluation.tournament.cli import _luck_fingerprint
+    from carioca_experiments.studies.luck import measure
 
     v6_path = tmp_path / "value-v6.json"
     monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})
@@ -409,8 +409,8 @@ def test_a_tournament_and_measure_widths_correct_with_a_shipped_version_6(tmp_pa
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """With a value-v6.json shipped, a tournament corrected by its fingerprint reports what
     measure widths computes on the same deals with ``--values 3 6``."""
-    from carioca_experiments.evaluation.luck.measure import corrected_pairs
     from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
+    from carioca_experiments.studies.luck.measure import corrected_pairs
 
     v6_path = tmp_path / "value-v6.json"
     monkeypatch.setattr(value_module, "SHIPPED_BY_VERSION", {**value_module.SHIPPED_BY_VERSION, 6: v6_path})

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from carioca_agents.plugins import PluginError, parse_kwargs, worker_problem
-from carioca_agents.registry import make_agent, register
+from carioca_agents.plugins import PluginError, parse_kwargs
+from carioca_agents.registry import make_agent, register, worker_problem
 from carioca_experiments.evaluation.tournament import (
     RESULTS_FILE,
     TournamentConfig,

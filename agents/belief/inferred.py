@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from carioca_agents.base import declared_choice
-from carioca_agents.belief import Belief
+from carioca_agents.belief.base import DEFAULT_POOL, Belief
 from carioca_agents.belief.learned import LearnedBelief
 from carioca_agents.belief.sampling import game_with_hidden, sample_hidden
 from carioca_agents.heuristic import HeuristicAgent
@@ -54,8 +54,6 @@ from carioca_env.view import PublicEvent
 
 #: The seed of every view's pool of candidates: the pool is a function of the view.
 INFER_SEED = 20261204
-#: Candidates drawn from the base belief per view.
-DEFAULT_POOL = 64
 #: Weight of a uniform choice among the legal moves in the assumed opponent policy.
 DEFAULT_EPS = 0.05
 

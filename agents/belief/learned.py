@@ -4,7 +4,7 @@ For an opponent ``s`` with ``k`` hidden cards, one unseen copy of card type ``c`
 weight ``exp(features[s, c] @ theta)``; :func:`carioca_agents.belief.sampling.inclusion` turns the
 weights into the probability that the copy is hidden in ``s``'s hand (summing to ``k``),
 and :func:`carioca_agents.belief.sampling.sample_game` draws determinizations with exactly those
-marginals.  The weights are fitted by ``carioca_experiments.training.belief`` on game records of the
+marginals.  The weights are fitted by ``carioca_experiments.studies.belief`` on game records of the
 built-in agents, from decks no evaluation deals.
 
 A calibrated model (:meth:`BeliefModel.calibrated`) scales the logits by its temperature
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from carioca_agents.belief import Belief
+from carioca_agents.belief.base import Belief
 from carioca_agents.belief.features import view_features
 from carioca_agents.belief.model import SHIPPED_BELIEF, BeliefModel, load_belief_model
 from carioca_agents.belief.sampling import inclusion, sample_game

@@ -24,7 +24,7 @@ IMPROVE = "carioca-improve"
 LUCK_FIT = "carioca-luck-fit"
 #: the deals the learned belief is recorded and fitted on
 BELIEF = "carioca-belief"
-#: the heuristic rollouts that value search's candidates from the true game (carioca_experiments.evaluation.departures)
+#: the heuristic rollouts that value search's candidates from the true game (carioca_experiments.studies.departures)
 DEPARTURES = "carioca-departures"
 #: a bot's decisions at a browser table (``carioca serve``): its seat and the move number
 SERVE_BOT = "carioca-web-bot"

@@ -10,5 +10,5 @@
 - :mod:`.sweep`: ``carioca sweep``, one configuration over seeds and a grid on Ray Tune;
 - :mod:`.tune_heuristic`: ``carioca tune-heuristic``, the heuristic's weights by Optuna;
 - :mod:`.belief`: recording positions and fitting the learned belief of
-  :mod:`carioca_agents.belief` (``python -m carioca_experiments.training.belief.fit``).
+  :mod:`carioca_agents.belief` (``python -m carioca_experiments.studies.belief.fit``).
 """

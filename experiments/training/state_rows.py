@@ -2,7 +2,7 @@
 kind of shard shares.
 
 An imitation shard (:mod:`carioca_experiments.training.imitate.dataset`) and a rollout-advantage
-shard (:mod:`carioca_experiments.training.improve.labels`) both hold, per labelled state, the
+shard (:mod:`carioca_experiments.studies.improve.labels`) both hold, per labelled state, the
 learner's observation and mask, the label's action id and where the state comes from
 (seat, game seed, game index, step, contract).  :class:`StateRows` holds those columns;
 each kind of shard subclasses it with its own columns.

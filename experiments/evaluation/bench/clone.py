@@ -12,14 +12,12 @@ play, a state every few moves):
   states to the end of the deal;
 - ``clone.search.decision.p2``: seconds per decision of the default ``search`` agent at
   the states where it has a real choice (measured once: it is the slow one);
-  ``clone.search.decision.p2.learned``, ``.inferred`` and ``.filtered``: the same with
-  ``belief=learned``, ``belief=inferred`` and ``belief=filtered`` (:mod:`carioca_agents.belief`), at
-  the same states (each a cold start for ``filtered``: it replays the deal's history);
-- ``clone.search.game.p2.learned`` and ``.filtered``: seconds per searched decision of
-  search with that belief in seat 0 of 2-player deals against the heuristic, played from
-  the deal's start (contracts 1, 4 and 7, at most ``clone_search_decisions`` searched
-  decisions each), so the filtered belief carries its filter from decision to decision
-  as in a tournament;
+  ``clone.search.decision.p2.learned`` and ``.inferred``: the same with
+  ``belief=learned`` and ``belief=inferred`` (:mod:`carioca_agents.belief`), at the same states;
+- ``clone.search.game.p2.learned``: seconds per searched decision of search with that
+  belief in seat 0 of 2-player deals against the heuristic, played from the deal's start
+  (contracts 1, 4 and 7, at most ``clone_search_decisions`` searched decisions each), as
+  in a tournament;
 - ``clone.openspiel``: microseconds of OpenSpiel's ``state.clone()`` on gin_rummy
   states reached by random play, as many as ours (when OpenSpiel is installed).
 
@@ -149,7 +147,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
     ]
     units += [Unit("clone", f"clone.search.decision.p2.{b}", f"search:belief={b}, s per searched state, 2p", "s",
                    partial(search_decision, belief=b), higher_is_better=False, once=True,
-                   note="the states of clone.search.decision.p2") for b in ("learned", "inferred", "filtered")]
+                   note="the states of clone.search.decision.p2") for b in ("learned", "inferred")]
 
     def search_game(rep: int, belief: str) -> Sample:
         from carioca_agents.heuristic import HeuristicAgent
@@ -175,7 +173,7 @@ def clone_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
     units += [Unit("clone", f"clone.search.game.p2.{b}", f"search:belief={b}, s per decision of a 2p deal",
                    "s", partial(search_game, belief=b), higher_is_better=False, once=True,
                    note="seat 0 against the heuristic from each deal's start, contracts 1, 4, 7")
-              for b in ("learned", "filtered")]
+              for b in ("learned",)]
     try:
         importlib.import_module("pyspiel")
     except ImportError:
@@ -219,8 +217,4 @@ CLONE_RATIOS = [
      "search (rule belief)"),
     ("search.inferred/learned", "clone.search.decision.p2.inferred", "clone.search.decision.p2.learned",
      "search:belief=learned"),
-    ("search.filtered/learned", "clone.search.decision.p2.filtered", "clone.search.decision.p2.learned",
-     "search:belief=learned"),
-    ("search.game.filtered/learned", "clone.search.game.p2.filtered", "clone.search.game.p2.learned",
-     "search:belief=learned, in deals"),
 ]

@@ -5,24 +5,20 @@ stock draws, which diverge as soon as two agents play differently.  This package
 each stock draw with a frozen value function ``V(state) -> expected final deal penalty of
 each seat`` (:mod:`.value`, read from the full state: every hand, the table, the pile, not
 the stock's order) and subtracts its luck, ``V(after the draw) - E[V]`` over the cards
-still in the stock (:mod:`.correction`).  With a version-4 value function it also values
-the agents' own declared coin flips (AIVAT's action terms: ``V(after the option played) -
-E[V]`` over the options an agent declared it drew its move from, :mod:`.features4`).
-Each correction has expectation 0 whatever ``V`` is, so corrected penalties are unbiased;
-a good ``V`` removes much of the variance.
+still in the stock (:mod:`.correction`).  Each correction has expectation 0 whatever ``V``
+is, so corrected penalties are unbiased; a good ``V`` removes much of the variance.
 
 - :class:`LuckTracker` accumulates a deal's corrections while it is played
   (``carioca tournament --luck-correction`` records them per deal).
-- :func:`shipped_value` is the default value function shipped with the package
-  (``value-v6.json``: networks fitted by :mod:`.fit6` to what each drawn card is worth by
-  playouts, on version 3's inputs, where it has them; version 3, ``value-v3.json``, for
-  every other model: what the drawn card is worth to each seat, :mod:`.features3`, fitted
-  by :mod:`.fit3` so that the corrections explain the penalties, or a multiple of version
-  2 where that validated narrower); :func:`value_by_fingerprint` finds any shipped
-  version (``value-v1.json``, linear, and ``value-v2.json``, a small network, too:
-  :func:`shipped_versions` lists what ships).
-- :mod:`.replayed` tabulates corrected tournaments: an agent against its table-mates, or
-  one seat replaced by the agent against the all-baseline table of the same decks.
+- :func:`shipped_value` is the default value function, version :data:`DEFAULT_VERSION`
+  (named there only); :data:`SHIPPED_BY_VERSION` maps each live version to its file and
+  :func:`value_by_fingerprint` finds any of them, so a tournament corrected by an older one
+  can still be resumed.  The inputs are :mod:`.draw_features` (versions 3, 6, 7) and
+  :mod:`.race_features` (version 2).
+
+How each version was fitted, and the versions that only reproduce past studies, live in
+``experiments/studies/luck/`` (run from a checkout; ``docs/results/luck.md`` says where the
+luck correction stands).
 """
 
 from carioca_experiments.evaluation.luck.correction import LuckTracker
@@ -30,21 +26,22 @@ from carioca_experiments.evaluation.luck.value import (
     DEFAULT_VERSION,
     SHIPPED_BY_VERSION,
     SHIPPED_FILE,
-    ActionValue,
+    STUDY_VERSIONS,
     AnyValue,
     DrawNetValue,
     DrawValue,
+    LuckValue,
     MlpValue,
     ValueFileError,
-    ValueFunction,
     load_value,
     model_key,
+    register_version,
     shipped_value,
     shipped_version,
     shipped_versions,
     value_by_fingerprint,
 )
 
-__all__ = ["DEFAULT_VERSION", "SHIPPED_BY_VERSION", "SHIPPED_FILE", "ActionValue", "AnyValue", "DrawNetValue",
-           "DrawValue", "LuckTracker", "MlpValue", "ValueFileError", "ValueFunction", "load_value", "model_key",
-           "shipped_value", "shipped_version", "shipped_versions", "value_by_fingerprint"]
+__all__ = ["DEFAULT_VERSION", "SHIPPED_BY_VERSION", "SHIPPED_FILE", "STUDY_VERSIONS", "AnyValue", "DrawNetValue",
+           "DrawValue", "LuckTracker", "LuckValue", "MlpValue", "ValueFileError", "load_value", "model_key",
+           "register_version", "shipped_value", "shipped_version", "shipped_versions", "value_by_fingerprint"]

@@ -1,44 +1,36 @@
 """The luck value function: ``V(state) -> expected final deal penalty of each seat``.
 
-Five versions, each read from a JSON value file and named by its fingerprint (a hash of
-its features' version and its parameters) in tournament configs, so results corrected by
-one value function are never mixed with another's:
+The live kinds of value function, each read from a JSON value file and named by its
+fingerprint (a hash of its features' version and its parameters) in tournament configs, so
+results corrected by one value function are never mixed with another's.  One table,
+:data:`VERSIONS`, says which version number is which kind and which file ships it:
 
-- version 1, :class:`ValueFunction` (``value-v1.json``): a linear model per (player count,
-  contract) on the design rows of :mod:`carioca_experiments.evaluation.luck.features`;
 - version 2, :class:`MlpValue` (``value-v2.json``): a small network per (player count,
-  contract) on the race features of :mod:`carioca_experiments.evaluation.luck.features2`
-  (deficiencies, live outs in the stock, penalties of every seat);
+  contract) on the race features of :mod:`carioca_experiments.evaluation.luck.race_features`
+  (deficiencies, live outs in the stock, penalties of every seat); version 3 scales it
+  for four models;
 - version 3, :class:`DrawValue` (``value-v3.json``): per (player count, contract) and seat
-  position, weights on the draw features of :mod:`carioca_experiments.evaluation.luck.features3` (what the
-  card drawn is worth to each seat in its context), fitted by
-  :mod:`carioca_experiments.evaluation.luck.fit3` so that the corrections explain the penalties;
-- version 4, :class:`ActionValue` (a version 3 of the draws plus weights on the action
-  features of :mod:`carioca_experiments.evaluation.luck.features4`, which value the options of a
-  choice an agent declared random: AIVAT's action terms), fitted by
-  :mod:`carioca_experiments.evaluation.luck.fit4`;
-- (version 5 was a diagnostic fit, :mod:`carioca_experiments.evaluation.luck.fit5`, never shipped;)
-- version 6, :class:`DrawNetValue` (``value-v6.json``): per (player count, contract) a
-  network of version 5's shape on version 3's draw inputs (each seat's context, its
-  position after the drawer, the card's attributes for it), fitted to playout card values
-  by :mod:`carioca_experiments.evaluation.luck.fit6` and gathered into one file by its ``export``
-  step; the models it has no network for are the shipped version 3's (named by
-  fingerprint in its file).  It has networks for contracts 1, 2, 4, 5 and 6 at 2 players;
-- version 7 (``value-v7.json``, the default): the same kind of file with version 6's five
-  networks unchanged and networks for contracts 3 and 7 at 2 players added, so every
-  2-player contract has one; 3 and 4 players are version 3's.
+  position, weights on the draw features of
+  :mod:`carioca_experiments.evaluation.luck.draw_features` (what the card drawn is worth to
+  each seat in its context), fitted so that the corrections explain the penalties;
+- versions 6 and 7, :class:`DrawNetValue` (``value-v6.json``, ``value-v7.json``): per
+  (player count, contract) a network on version 3's draw inputs, fitted to playout card
+  values; the models a file has no network for are the shipped version 3's.  Version 7
+  has a network for every 2-player contract; 3 and 4 players are version 3's.
+
+The default, the value function of ``carioca tournament --luck-correction``, is named in
+one place: :data:`DEFAULT_VERSION`.  Versions 1 (linear) and 4 (action terms) only
+reproduce past studies: they live with the studies (``experiments/studies/luck/``, run
+from a checkout), which add them to the table with :func:`register_version`; without them
+a file or a results folder of those versions is refused in one line that says so.  (Version
+5 was a diagnostic that never shipped.)
 
 All were fitted once on games between the built-in agents dealt from their own seed
-namespace (never a tournament's decks), then frozen.  :func:`shipped_value` is the
-default (:data:`SHIPPED_FILE`, version :data:`DEFAULT_VERSION`); :data:`SHIPPED_BY_VERSION`
-maps each version number to its file and :func:`shipped_versions` lists those present;
-:func:`value_by_fingerprint` finds any shipped version, so a tournament corrected by an
-older one can still be resumed.
-
-Versions 1 and 3 sum products in a fixed order with numpy.  Versions 2 and 6 multiply small
-matrices (at most a few hundred rows); every process of a run uses the same numpy, so a
-value is the same bytes with any number of workers (the tournament tests check it, and
-version 6's tests compare a tracker's bytes across processes; version 7 is the same code).
+namespace (never a tournament's decks), then frozen.  Version 3 sums products in a fixed
+order with numpy; versions 2, 6 and 7 multiply small matrices (at most a few hundred rows);
+every process of a run uses the same numpy, so a value is the same bytes with any number
+of workers (the tournament tests check it, and version 6's tests compare a tracker's bytes
+across processes; version 7 is the same code).
 """
 
 from __future__ import annotations
@@ -46,34 +38,36 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from carioca_experiments.common.files import write_file
-from carioca_experiments.evaluation.luck import features2, features3, features4
-from carioca_experiments.evaluation.luck.features import FEATURE_VERSION, design, draw_stats, num_features, state_stats
+from carioca_experiments.evaluation.luck import draw_features as features3
+from carioca_experiments.evaluation.luck import race_features as features2
 
 #: The value file format.
 VALUE_FORMAT = "carioca-luck-value"
-VALUE_VERSION = 1
-#: The value file of every version that may ship with the package, by version number:
-#: ``value-vN.json`` next to this module.  Version 5 was a diagnostic that never shipped;
-#: versions 6 and 7 ship since they were exported (:func:`shipped_versions` lists the
-#: versions whose file is there).  Keyed by version, not position, so a gap in the numbers
-#: cannot shift one version onto another's file.
-SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (1, 2, 3, 4, 6, 7)}
-#: The version of :func:`shipped_value`, the default of ``--luck-correction``: version 7,
-#: whose networks beat version 3 held out on every contract they cover (version 3 values the
-#: 3- and 4-player models; version 4's held-out ratios did not beat version 3). Tournaments
-#: record the fingerprint, so results corrected by versions 3 and 6 still resume with them.
+#: The live versions, by number: the file that ships each (``value-vN.json`` next to this
+#: module).  Keyed by version, not position, so a gap in the numbers cannot shift one
+#: version onto another's file.  Versions 2 and 3 stay because the newer ones fall back to
+#: them; 6 because results corrected by it must still resume.
+SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (2, 3, 6, 7)}
+#: The version of :func:`shipped_value`, the default of ``--luck-correction``, named here
+#: only (every doc that names it is checked against this by ``tests/test_luck_versions.py``):
+#: version 7, whose networks beat version 3 held out on every contract they cover.
+#: Tournaments record the fingerprint, so results corrected by versions 3 and 6 still
+#: resume with them.
 DEFAULT_VERSION = 7
 #: The value file of :func:`shipped_value`.
 SHIPPED_FILE = SHIPPED_BY_VERSION[DEFAULT_VERSION]
+#: Versions that only reproduce past studies, and what they were: they live in
+#: ``experiments/studies/luck/`` (a checkout), which registers them (:func:`register_version`).
+STUDY_VERSIONS: dict[int, str] = {1: "linear models on seat statistics", 4: "version 3 plus action terms"}
 
 
 class ValueFileError(ValueError):
@@ -109,108 +103,6 @@ class _ValueFile:
         write_file(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
-@dataclass(frozen=True)
-class ValueFunction(_ValueFile):
-    """Linear models ``V = design(state) @ w`` per (player count, contract).
-
-    Attributes:
-        weights: model key (:func:`model_key`) -> weight vector.
-        meta: how it was fitted (agents, seeds, deals, held-out fit); not part of the
-            fingerprint.
-    """
-
-    weights: dict[str, np.ndarray]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """``v1-`` and 12 hex digits of a SHA-256 over the features' version and the weights."""
-        body = json.dumps(
-            {"features": FEATURE_VERSION, "weights": {k: [float(x) for x in v] for k, v in sorted(self.weights.items())}},
-            sort_keys=True, separators=(",", ":"),
-        )
-        return f"v{VALUE_VERSION}-" + hashlib.sha256(body.encode()).hexdigest()[:12]
-
-    def model(self, num_players: int, contract: int) -> np.ndarray:
-        """The weights for a player count and contract.
-
-        Raises:
-            ValueFileError: the value function has no model for them.
-        """
-        w = self.weights.get(model_key(num_players, contract))
-        if w is None:
-            raise ValueFileError(
-                f"the luck value function {self.fingerprint} has no model for {num_players} players, "
-                f"contract {contract} (it has {', '.join(sorted(self.weights))})"
-            )
-        return w
-
-    def evaluate(self, game: Any) -> np.ndarray:
-        """``V`` of the game's state: the expected final penalty of each seat in this deal."""
-        w = self.model(game.num_players, game.deal_number)
-        x = design(state_stats(game), game.current, game.turn)
-        return np.sum(x * w, axis=-1)
-
-    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
-
-        Returns ``(cards, weights, values)``: the card types in the stock, their copies,
-        and ``values[k]`` = :meth:`evaluate` of the state after drawing ``cards[k]``.
-        """
-        w = self.model(game.num_players, game.deal_number)
-        cards, counts, stats = draw_stats(game)
-        x = design(stats, game.current, game.turn)
-        return cards, counts, np.sum(x * w, axis=-1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the value file."""
-        return {
-            "format": VALUE_FORMAT,
-            "version": VALUE_VERSION,
-            "features": FEATURE_VERSION,
-            "fingerprint": self.fingerprint,
-            "weights": {k: [float(x) for x in v] for k, v in sorted(self.weights.items())},
-            "meta": self.meta,
-        }
-
-    @staticmethod
-    def load(path: str | Path) -> ValueFunction:
-        """Read a value file written by :meth:`save`.
-
-        Raises:
-            ValueFileError: unreadable, not this format or version, fitted on other
-                features, weights of the wrong length, or a fingerprint that does not
-                match the weights (the file was edited).
-        """
-        try:
-            d = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueFileError(f"cannot read the luck value file {path}: {exc}") from None
-        if not isinstance(d, dict) or d.get("format") != VALUE_FORMAT or d.get("version") != VALUE_VERSION:
-            raise ValueFileError(f"{path} is not a {VALUE_FORMAT} file of version {VALUE_VERSION}")
-        if d.get("features") != FEATURE_VERSION:
-            raise ValueFileError(
-                f"{path} was fitted on features {d.get('features')!r}; this version computes {FEATURE_VERSION!r}"
-            )
-        raw = d.get("weights")
-        if not isinstance(raw, dict) or not raw:
-            raise ValueFileError(f"{path} holds no weights")
-        weights: dict[str, np.ndarray] = {}
-        for key, vec in raw.items():
-            try:
-                players = int(str(key).split("-")[0][1:])
-                want = num_features(players)
-                arr = np.asarray(vec, dtype=np.float64)
-            except (ValueError, TypeError, IndexError):
-                raise ValueFileError(f"{path}: model {key!r} is not a player count and contract with numbers") from None
-            if arr.shape != (want,) or not np.all(np.isfinite(arr)):
-                raise ValueFileError(f"{path}: model {key!r} needs {want} finite weights, got shape {arr.shape}")
-            weights[str(key)] = arr
-        vf = ValueFunction(weights, dict(d.get("meta") or {}))
-        _check_fingerprint(d, vf.fingerprint, path, "weights")
-        return vf
-
-
 #: The version of :class:`MlpValue` files.
 MLP_VERSION = 2
 #: The parameters of one network, in order: input shift and scale, two hidden layers, the
@@ -234,7 +126,7 @@ def mlp_forward(params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class MlpValue(_ValueFile):
     """Version 2: a network with two ReLU hidden layers per (player count, contract) on
-    :func:`carioca_experiments.evaluation.luck.features2.design` rows, one row per seat.
+    :func:`carioca_experiments.evaluation.luck.race_features.design` rows, one row per seat.
 
     Attributes:
         models: model key (:func:`model_key`) -> parameters (:data:`MLP_PARAMS`).
@@ -280,7 +172,7 @@ class MlpValue(_ValueFile):
     def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
 
-        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        Returns ``(cards, weights, values)`` as :meth:`LuckValue.draw_values`.
         """
         m = self.model(game.num_players, game.deal_number)
         cards, counts, stats = features2.draw_stats(game)
@@ -346,7 +238,7 @@ DRAW_DECIMALS = 3
 @dataclass(frozen=True)
 class DrawValue(_ValueFile):
     """Version 3: per (player count, contract), weights ``[num_players, len(CONTEXT), len(ATTRS)]``
-    on the draw features of :mod:`carioca_experiments.evaluation.luck.features3` (the context of each
+    on the draw features of :mod:`carioca_experiments.evaluation.luck.draw_features` (the context of each
     seat before the draw times the drawn card's attributes for it), by the seat's position
     after the drawer; or, for the models in ``scaled``, ``beta *`` the shipped version-2
     network of the same player count and contract (where the fit found that better).
@@ -422,7 +314,7 @@ class DrawValue(_ValueFile):
     def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
 
-        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        Returns ``(cards, weights, values)`` as :meth:`LuckValue.draw_values`.
         """
         w = self.model(game.num_players, game.deal_number)
         if isinstance(w, float):
@@ -488,121 +380,6 @@ class DrawValue(_ValueFile):
         return vf
 
 
-#: The version of :class:`ActionValue` files.
-ACTION_VERSION = 4
-
-
-@dataclass(frozen=True)
-class ActionValue(_ValueFile):
-    """Version 4: a version-3 value of the stock draws (``draw``) and, per (player count,
-    contract), weights ``[num_players, len(CONTEXT), len(ACTION_ATTRS)]`` on the action
-    features of :mod:`carioca_experiments.evaluation.luck.features4`, which value each option of a
-    choice an agent declared random (:class:`carioca_agents.base.DeclaredChoice`).
-
-    A (player count, contract) without action weights gets draw corrections only.  Weights
-    are rounded to :data:`DRAW_DECIMALS` decimals, like version 3's.
-
-    Attributes:
-        draw: the draw part, a complete version-3 value function (its models refitted
-            jointly with the action weights, or version 3's own where those validated better).
-        actions: model key (:func:`model_key`) -> action weights.
-        meta: how it was fitted; not part of the fingerprint.
-    """
-
-    draw: DrawValue
-    actions: dict[str, np.ndarray]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        rounded = {k: np.round(np.asarray(v, dtype=np.float64), DRAW_DECIMALS) for k, v in self.actions.items()}
-        object.__setattr__(self, "actions", rounded)
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """``v4-`` and 12 hex digits of a SHA-256 over the action features' version, the
-        action weights and the draw part's fingerprint."""
-        body = {"features": features4.FEATURE_VERSION, "draw": self.draw.fingerprint,
-                "actions": {k: v.ravel().tolist() for k, v in sorted(self.actions.items())}}
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        return f"v{ACTION_VERSION}-" + hashlib.sha256(text.encode()).hexdigest()[:12]
-
-    def model(self, num_players: int, contract: int) -> np.ndarray | float:
-        """The draw part's model for a player count and contract (:meth:`DrawValue.model`).
-
-        Raises:
-            ValueFileError: the value function has no model for them.
-        """
-        return self.draw.model(num_players, contract)
-
-    def evaluate(self, game: Any) -> np.ndarray:
-        """``V`` of the state right after a stock draw, per seat (the draw part's)."""
-        return self.draw.evaluate(game)
-
-    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``V`` after each possible stock draw (the draw part's :meth:`DrawValue.draw_values`)."""
-        return self.draw.draw_values(game)
-
-    def action_values(self, game: Any, options: Sequence[Any]) -> np.ndarray | None:
-        """``V`` after each of ``options`` of the player to act, ``[len(options), num_players]``,
-        or ``None`` when this (player count, contract) has no action weights or an option is
-        of a kind not valued (:func:`carioca_experiments.evaluation.luck.features4.valued`)."""
-        w = self.actions.get(model_key(game.num_players, game.deal_number))
-        if w is None or not features4.valued(options):
-            return None
-        ctx, attrs = features4.action_features(game, options)
-        return features3.values(w, game.current, ctx, attrs)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form of the value file (the draw part nested in its own version-3 form)."""
-        return {
-            "format": VALUE_FORMAT,
-            "version": ACTION_VERSION,
-            "features": features4.FEATURE_VERSION,
-            "context": list(features3.CONTEXT),
-            "attributes": list(features4.ACTION_ATTRS),
-            "fingerprint": self.fingerprint,
-            "actions": {k: v.tolist() for k, v in sorted(self.actions.items())},
-            "draw": self.draw.to_dict(),
-            "meta": self.meta,
-        }
-
-    @staticmethod
-    def from_dict(d: dict[str, Any], path: str | Path) -> ActionValue:
-        """The value function of a parsed version-4 file (``path`` names it in errors).
-
-        Raises:
-            ValueFileError: other features, a draw part that is not a valid version 3,
-                action weights of the wrong shape or not finite, or a fingerprint that does
-                not match (the file was edited).
-        """
-        if d.get("features") != features4.FEATURE_VERSION:
-            raise ValueFileError(
-                f"{path} was fitted on features {d.get('features')!r}; this version computes "
-                f"{features4.FEATURE_VERSION!r}"
-            )
-        draw = d.get("draw")
-        if not isinstance(draw, dict) or draw.get("version") != DRAW_VERSION:
-            raise ValueFileError(f"{path} has no version-3 draw part")
-        draw_value = DrawValue.from_dict(draw, path)
-        raw = d.get("actions")
-        if not isinstance(raw, dict):
-            raise ValueFileError(f"{path} holds no action weights")
-        actions: dict[str, np.ndarray] = {}
-        for key, w in raw.items():
-            try:
-                players = int(str(key).split("-")[0][1:])
-                arr = np.asarray(w, dtype=np.float64)
-            except (ValueError, TypeError, IndexError):
-                raise ValueFileError(f"{path}: action model {key!r} is not a player count and contract with weights") from None
-            shape = (players, len(features3.CONTEXT), len(features4.ACTION_ATTRS))
-            if arr.shape != shape or not np.all(np.isfinite(arr)):
-                raise ValueFileError(f"{path}: action model {key!r} needs finite weights of shape {shape}, got {arr.shape}")
-            actions[str(key)] = arr
-        vf = ActionValue(draw_value, actions, dict(d.get("meta") or {}))
-        _check_fingerprint(d, vf.fingerprint, path, "weights")
-        return vf
-
-
 #: The first version of :class:`DrawNetValue` files.
 DRAW_NET_VERSION = 6
 #: The versions a :class:`DrawNetValue` file may carry: one format, shipped twice (6: networks
@@ -620,10 +397,10 @@ NET_DECIMALS = 9
 
 def net_inputs(mover: int, ctx: np.ndarray, attrs: np.ndarray) -> np.ndarray:
     """A version-6 network's input rows ``[..., num_players, len(CONTEXT) + num_players + len(ATTRS)]``:
-    per seat its :mod:`~carioca_experiments.evaluation.luck.features3` context ``ctx [num_players,
+    per seat its :mod:`~carioca_experiments.evaluation.luck.draw_features` context ``ctx [num_players,
     len(CONTEXT)]``, its position after the drawer ``mover`` (one-hot), then the card's
     attributes for it, ``attrs [..., num_players, len(ATTRS)]``
-    (:func:`carioca_experiments.evaluation.luck.fit5.inputs`' layout)."""
+    (:func:`carioca_experiments.studies.luck.fit5.inputs`' layout)."""
     n = ctx.shape[0]
     onehot = np.eye(n)[(np.arange(n) - mover) % n]
     seat = np.concatenate([np.asarray(ctx, dtype=np.float64), onehot], axis=-1)  # [n, C + n]
@@ -691,7 +468,7 @@ class DrawNetValue(_ValueFile):
     layers, inputs standardised, :func:`mlp_forward`) that values the card drawn for each
     seat from version 3's draw features (:func:`net_inputs`: the seat's context, its
     position after the drawer, the card's attributes for it), fitted to playout card values
-    by :mod:`carioca_experiments.evaluation.luck.fit6`; a (player count, contract) it has no network
+    by :mod:`carioca_experiments.studies.luck.fit6`; a (player count, contract) it has no network
     for is valued by the shipped version 3 (:attr:`base`, named by its fingerprint in the
     file and in this one's).
 
@@ -767,7 +544,7 @@ class DrawNetValue(_ValueFile):
         """``V`` after each possible stock draw of the player to act (draw phase, stock not
         empty): the draw features once, then one forward pass over every card and seat.
 
-        Returns ``(cards, weights, values)`` as :meth:`ValueFunction.draw_values`.
+        Returns ``(cards, weights, values)`` as :meth:`LuckValue.draw_values`.
         """
         m = self.models.get(model_key(game.num_players, game.deal_number))
         if m is None:
@@ -825,16 +602,96 @@ class DrawNetValue(_ValueFile):
         return vf
 
 
-#: Any version of the luck value function.
-AnyValue = ValueFunction | MlpValue | DrawValue | ActionValue | DrawNetValue
+class LuckValue(Protocol):
+    """What the luck correction reads of a value function of any version."""
+
+    @property
+    def fingerprint(self) -> str:
+        """``vN-`` and 12 hex digits naming the version and its parameters."""
+        ...
+
+    def model(self, num_players: int, contract: int) -> Any:
+        """Its parameters for a player count and contract (checks that it values them).
+
+        Raises:
+            ValueFileError: the value function has no model for them.
+        """
+        ...
+
+    def evaluate(self, game: Any) -> np.ndarray:
+        """``V`` of the state (right after a stock draw): the expected final penalty of each seat."""
+        ...
+
+    def draw_values(self, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V`` after each possible stock draw of the player to act (draw phase, stock not empty).
+
+        Returns ``(cards, weights, values)``: the card types in the stock, their copies,
+        and ``values[k]`` = :meth:`evaluate` of the state after drawing ``cards[k]``.
+        """
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """The value file's content."""
+        ...
 
 
-def load_value(path: str | Path) -> AnyValue:
-    """Read a value file of any version (1, 2, 3, 4, 6 or 7).
+#: Any version of the luck value function (the live kinds are :class:`MlpValue`,
+#: :class:`DrawValue` and :class:`DrawNetValue`; the studies add theirs).
+AnyValue = LuckValue
+
+#: A kind's reader: ``loader(parsed file, path)``, raising :class:`ValueFileError`.
+Loader = Callable[[dict[str, Any], "str | Path"], LuckValue]
+#: version -> the reader of its files: the live kinds, and what the studies register.
+_LOADERS: dict[int, Loader] = {
+    MLP_VERSION: MlpValue.from_dict,
+    DRAW_VERSION: DrawValue.from_dict,
+    **{v: DrawNetValue.from_dict for v in DRAW_NET_VERSIONS},
+}
+
+
+#: the modules that registered versions in this process, for worker processes to import
+_REGISTERED_BY: list[str] = []
+
+
+def registered_modules() -> tuple[str, ...]:
+    """The modules that added versions with :func:`register_version` in this process: a
+    tournament's spawn workers import them first, so they read the same table."""
+    return tuple(_REGISTERED_BY)
+
+
+def register_version(version: int, loader: Loader, shipped: Path | None = None) -> None:
+    """Add a kind of value file to the table: ``experiments/studies/luck`` registers the
+    study versions (:data:`STUDY_VERSIONS`) this way, with the files it keeps.
 
     Raises:
-        ValueFileError: unreadable, not this format, a version this code does not know,
-            or a file its loader refuses.
+        ValueError: a live version's number.
+    """
+    if version in SHIPPED_BY_VERSION and SHIPPED_BY_VERSION[version].parent == Path(__file__).parent:
+        raise ValueError(f"version {version} is a live version of the luck value function")
+    _LOADERS[version] = loader
+    module = getattr(loader, "__module__", None)
+    if isinstance(module, str) and module not in _REGISTERED_BY:
+        _REGISTERED_BY.append(module)
+    if shipped is not None:
+        SHIPPED_BY_VERSION[version] = shipped
+
+
+def _study_refusal(version: int, where: str) -> ValueFileError:
+    return ValueFileError(
+        f"{where} is a version-{version} luck value function ({STUDY_VERSIONS[version]}), "
+        f"which only reproduces a past study and is not in the installed package: run it from a checkout, "
+        f"where experiments/studies/luck registers it (this package's versions: "
+        f"{', '.join(map(str, shipped_versions()))})"
+    )
+
+
+def load_value(path: str | Path) -> LuckValue:
+    """Read a value file of any version in the table (2, 3, 6, 7, and what the studies register).
+
+    Raises:
+        ValueFileError: unreadable, not this format, a version this code does not know
+            (a study version outside a checkout, in one line that says so), or a file its
+            loader refuses.
     """
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -842,21 +699,20 @@ def load_value(path: str | Path) -> AnyValue:
         raise ValueFileError(f"cannot read the luck value file {path}: {exc}") from None
     if not isinstance(d, dict) or d.get("format") != VALUE_FORMAT:
         raise ValueFileError(f"{path} is not a {VALUE_FORMAT} file")
-    if d.get("version") == MLP_VERSION:
-        return MlpValue.from_dict(d, path)
-    if d.get("version") == DRAW_VERSION:
-        return DrawValue.from_dict(d, path)
-    if d.get("version") == ACTION_VERSION:
-        return ActionValue.from_dict(d, path)
-    if d.get("version") in DRAW_NET_VERSIONS:
-        return DrawNetValue.from_dict(d, path)
-    return ValueFunction.load(path)
+    version = d.get("version")
+    loader = _LOADERS.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
+    if loader is None:
+        if type(version) is int and version in STUDY_VERSIONS:
+            raise _study_refusal(version, str(path))
+        raise ValueFileError(f"{path} is a luck value file of version {version!r}, which this code does not know "
+                             f"(it reads versions {', '.join(map(str, sorted(_LOADERS)))})")
+    return loader(d, path)
 
 
-_LOADED: dict[Path, AnyValue] = {}
+_LOADED: dict[Path, LuckValue] = {}
 
 
-def _shipped(path: Path) -> AnyValue:
+def _shipped(path: Path) -> LuckValue:
     if path not in _LOADED:
         _LOADED[path] = load_value(path)
     return _LOADED[path]
@@ -877,42 +733,49 @@ def _shipped_as(version: int, cls: type[_V]) -> _V:
     return value
 
 
-def shipped_value() -> AnyValue:
+def shipped_value() -> LuckValue:
     """The default value function shipped with the package (:data:`SHIPPED_FILE`, loaded once per process)."""
     return _shipped(SHIPPED_FILE)
 
 
 def shipped_versions() -> tuple[int, ...]:
-    """The versions whose value file ships with this copy of the package, oldest first
-    (:data:`SHIPPED_BY_VERSION`'s files that exist)."""
+    """The versions whose value file is here, oldest first (:data:`SHIPPED_BY_VERSION`'s
+    files that exist: the live ones, and the studies' once registered)."""
     return tuple(v for v, path in sorted(SHIPPED_BY_VERSION.items()) if path.is_file())
 
 
-def shipped_version(version: int) -> AnyValue:
+def shipped_version(version: int) -> LuckValue:
     """The shipped value function of ``version`` (``value-vN.json``), loaded once per process.
 
     Raises:
-        ValueFileError: no shipped value file has that version number (version 5 never
-            shipped; versions 6 and 7 only once their files are exported).
+        ValueFileError: no shipped value file has that version number (a study version
+            outside a checkout is refused in one line that says so).
     """
     shipped = shipped_versions()
     if isinstance(version, bool) or not isinstance(version, int) or version not in shipped:
+        if type(version) is int and version in STUDY_VERSIONS:
+            raise _study_refusal(version, f"version {version}")
         raise ValueFileError(f"no luck value function of version {version!r} ships with this package "
                              f"(it ships versions {', '.join(map(str, shipped))})")
     return _shipped(SHIPPED_BY_VERSION[version])
 
 
-def value_by_fingerprint(fingerprint: str) -> AnyValue:
-    """The shipped value function (of any version) with this fingerprint.
+def value_by_fingerprint(fingerprint: str) -> LuckValue:
+    """The shipped value function (of any version in the table) with this fingerprint.
 
     Raises:
-        ValueFileError: no shipped value function has it.
+        ValueFileError: no shipped value function has it (a study version's fingerprint,
+            ``v1-...`` or ``v4-...``, outside a checkout: in one line that says so).
     """
     paths = [SHIPPED_BY_VERSION[v] for v in reversed(shipped_versions())]
     for path in paths:
         value = _shipped(path)
         if value.fingerprint == fingerprint:
             return value
+    head = fingerprint.partition("-")[0] if isinstance(fingerprint, str) else ""
+    number = int(head[1:]) if head[:1] == "v" and head[1:].isdigit() else None
+    if number is not None and number in STUDY_VERSIONS and number not in shipped_versions():
+        raise _study_refusal(number, f"the fingerprint {fingerprint!r}")
     raise ValueFileError(
         f"no luck value function shipped with this version has the fingerprint {fingerprint!r} "
         f"(it ships {', '.join(_shipped(p).fingerprint for p in reversed(paths))})"

@@ -85,9 +85,15 @@ class SerialExecutor:
         """Nothing to release."""
 
 
-def _worker_init() -> None:
-    """Worker setup: leave Ctrl-C to the parent, and exit if the parent dies (e.g. SIGKILL)."""
+def _worker_init(preload: tuple[str, ...] = ()) -> None:
+    """Worker setup: leave Ctrl-C to the parent, exit if the parent dies (e.g. SIGKILL), and
+    import ``preload``, the modules that added luck value versions in the parent (a study's,
+    from a checkout), so that a spawned worker reads the same table."""
+    import importlib
     import signal
+
+    for module in preload:
+        importlib.import_module(module)
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -127,8 +133,11 @@ class ProcessExecutor:
     def _new_pool(self) -> ProcessPoolExecutor:
         if self._pool is not None:
             _stop_pool(self._pool)
+        from carioca_experiments.evaluation.luck.value import registered_modules
+
         ctx = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(max_workers=self.parallelism, mp_context=ctx, initializer=_worker_init)
+        self._pool = ProcessPoolExecutor(max_workers=self.parallelism, mp_context=ctx, initializer=_worker_init,
+                                         initargs=(registered_modules(),))
         return self._pool
 
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T], task_id: Callable[[T], str]) -> Iterator[R]:

@@ -173,8 +173,7 @@ def check_agents(config: TournamentConfig, in_workers: bool = False) -> None:
     Raises:
         TournamentError: an agent that cannot be built (the message names it and says why).
     """
-    from carioca_agents.plugins import worker_problem
-    from carioca_agents.registry import make_agent
+    from carioca_agents.registry import make_agent, worker_problem
 
     check_luck(config)
     for label, spec in zip(config.labels, config.specs):

@@ -95,7 +95,7 @@ class DataFolder:
     Opening a folder whose manifest has another header refuses it (the data of another
     run must not be mixed in); an empty folder starts a manifest with ``meta``.  The
     class attributes name the format; another shard format (the rollout advantages of
-    :mod:`carioca_experiments.training.improve.data`) is a subclass that sets its own.
+    :mod:`carioca_experiments.studies.improve.data`) is a subclass that sets its own.
     """
 
     FORMAT: str = DATA_FORMAT
