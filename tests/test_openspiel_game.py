@@ -142,10 +142,12 @@ def test_random_sim_test_through_deal_ends(players: int, deals: int) -> None:
     next deal being dealt after a close."""
     game = load(players, deals, max_turns=150, score_truncated=True)
     opened = biased_state(game, players, lambda s: not s.is_chance_node() and any(s.carioca_state.game.opened))
+    assert not opened.is_terminal()
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False, state_checker_fn=check_chance,
                             specific_initial_state=opened)
     if deals > 9:  # a state dealing the next deal after a closed one
         dealt = biased_state(game, players, lambda s: s.is_chance_node() and s.carioca_state is None and "closed by" in str(s))
+        assert not dealt.is_terminal()
         pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False, state_checker_fn=check_chance,
                                 specific_initial_state=dealt)
 
