@@ -106,7 +106,7 @@ from carioca_env.moves import Move
 from carioca_env.observation import NUM_CONTRACTS, obs_layout
 from carioca_env.openings import CONTRACTS
 from carioca_env.position import Position, game_from_position
-from carioca_env.view import Phase, PlayerView
+from carioca_env.view import DealResult, Phase, PlayerView
 
 try:
     import pyspiel
@@ -254,7 +254,7 @@ class _Core:
         self.dealer = -1
         self.deal_index = 0
         self.totals: tuple[int, ...] = (0,) * n
-        self.results: tuple[Any, ...] = ()
+        self.results: tuple[DealResult, ...] = ()
         self.dealt: list[int] = []  # this deal's cards so far, in dealing order
         self.pool: list[int] = deck_counts()  # card types not dealt yet
         self.deals_seen = 0  # the engine's deal results already turned into chance nodes
@@ -275,6 +275,7 @@ class _Core:
         return new
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        # OpenSpiel's Clone of a Python state deep-copies each attribute: the fast copy
         return self.copy()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -321,6 +322,7 @@ class _Core:
         return (self.dealer + 1 + slot % n) % n
 
     def start_deal(self) -> None:
+        """Begin the chance nodes of a deal (the dealer, deal index and totals are set)."""
         self.stage = _DEAL
         self.cs = None
         self.dealt = []
@@ -372,6 +374,7 @@ class _Core:
             self.stage = _OVER
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes of the chance node and their probabilities, by outcome."""
         if self.stage == _LOT:
             n = self.settings.num_players
             return [(s, 1.0 / n) for s in range(n)]
@@ -385,6 +388,7 @@ class _Core:
         raise InvalidArgumentError("chance outcomes asked of a state that is not a chance node")
 
     def apply_chance(self, outcome: int) -> None:
+        """Play a chance outcome (checked: an impossible one raises InvalidArgumentError)."""
         if self.stage == _LOT:
             if not 0 <= outcome < self.settings.num_players:
                 raise InvalidArgumentError(f"the dealer lot's outcomes are seats 0..{self.settings.num_players - 1}, got {outcome}")
@@ -407,6 +411,7 @@ class _Core:
             self.live().step(self.table.draw_stock())
 
     def apply_decision(self, action: int) -> None:
+        """Play an action id of the seat to act (checked against the mask)."""
         cs = self.cs
         if cs is None or self.stage != _PLAY:
             raise InvalidArgumentError(f"action {action} played where no seat is to act")
@@ -417,6 +422,7 @@ class _Core:
         self.after_move()
 
     def returns(self) -> list[float]:
+        """Per seat, the others' mean total minus its own once the game is over; zeros before."""
         n = self.settings.num_players
         if self.stage != _OVER:
             return [0.0] * n
