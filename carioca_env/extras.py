@@ -25,7 +25,7 @@ EXTRA_OF: dict[str, str] = {
     "jinja2": "web",
     "matplotlib": "plots",
     "PIL": "render",
-    "pyspiel": "bench",
+    "pyspiel": "openspiel",  # the OpenSpiel game; [bench] brings it too
     "rlcard": "bench",
     "mkdocs": "docs",
     "optuna": "tune",
