@@ -101,12 +101,12 @@ def play_game(
             legal = game.legal_moves()
             results_before = len(game.deal_results)
             if seat != human_seat:
-                move, why = act_and_explain(bots[seat], game.view(seat), legal)
-                game.apply(move)
+                played, weighed = act_and_explain(bots[seat], game.view(seat), legal)
+                game.apply(played)
                 if explanations is not None:
-                    explanations.append(None if why is None or why.kind == "forced" else why)
+                    explanations.append(None if weighed is None or weighed.kind == "forced" else weighed)
                 save()
-                shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
+                shown = "draw stock" if played.kind.name == "DRAW_STOCK" else str(played)
                 out(f"seat {seat} ({names[seat]}): {shown}\n")
             else:
                 if game.phase is Phase.DRAW or game.phase is Phase.PLAY:

@@ -303,9 +303,8 @@ def _explanation_at(record: Mapping[str, Any], index: int | None) -> dict[str, A
         exps = check_explanations(dict(record), record["moves"])
     except ExplanationError as exc:
         raise RecordError(str(exc)) from None
-    if exps is None or exps[index] is None:
-        return None
-    return exps[index].to_dict()
+    found = exps[index] if exps is not None else None
+    return None if found is None else found.to_dict()
 
 
 def read_deck_records(folder: Path, contract: int, deck: int) -> dict[str, dict[str, Any]]:
