@@ -91,7 +91,7 @@ class Diff:
         agents: the labels of A and B.
         tasks: the task ids of A's game and B's game.
         moves: each game's moves in notation.
-        actors: the seat that made each move of A's game (B's is the same up to ``first``).
+        actors: the seat that made each move, in A's game and in B's (the same up to ``first``).
         first: the index (0-based) of the first move that differs, ``None`` if the games
             are the same throughout.
         explanations: each game's explanation of its move at ``first`` (a dict, or None
@@ -107,7 +107,7 @@ class Diff:
     agents: tuple[str, str]
     tasks: tuple[str, str]
     moves: tuple[list[str], list[str]]
-    actors: list[int]
+    actors: tuple[list[int], list[int]]
     first: int | None
     explanations: tuple[dict[str, Any] | None, dict[str, Any] | None]
     penalties: tuple[int, int]
@@ -124,8 +124,9 @@ class Diff:
         """JSON-ready form (``carioca diff --json``, the diff page)."""
         return {"contract": self.contract, "deck": self.deck, "seat": self.seat, "agents": list(self.agents),
                 "tasks": list(self.tasks), "first": self.first,
-                "actor": self.actors[self.first] if self.first is not None else None,
-                "moves": [list(m) for m in self.moves], "actors": self.actors,
+                "actor": self.actors[0][self.first] if self.first is not None and self.first < len(self.actors[0])
+                else None,
+                "moves": [list(m) for m in self.moves], "actors": [list(a) for a in self.actors],
                 "explanations": list(self.explanations), "penalties": list(self.penalties),
                 "seat_diff": self.seat_diff, "deck_diff": self.deck_diff, "deck_games": self.deck_games,
                 "names": [list(n) for n in self.names]}
@@ -139,7 +140,7 @@ class Diff:
             lines.append(f"the two games are the same move for move ({len(self.moves[0])} moves)")
         else:
             k = self.first
-            actor = self.actors[k]
+            actor = self.actors[0][k] if k < len(self.actors[0]) else self.actors[1][k]
             who = [self.names[0][actor] if self.names[0] else f"seat {actor}",
                    self.names[1][actor] if self.names[1] else f"seat {actor}"]
             lines.append(f"the same for {k} moves; they part at move {k + 1}, seat {actor}'s decision:")
@@ -248,7 +249,7 @@ def duplicate_diff(records: Mapping[str, Mapping[str, Any]], contract: int, deck
                         f"(keep every deal with --records 1)")
     ta, tb = pair
     actors_a, pen_a = _actors(mine[ta])
-    _actors_b, pen_b = _actors(mine[tb])
+    actors_b, pen_b = _actors(mine[tb])
     moves = (list(mine[ta]["moves"]), list(mine[tb]["moves"]))
     first = first_departure(*moves)
     exps = (_explanation_at(mine[ta], first), _explanation_at(mine[tb], first))
@@ -266,7 +267,7 @@ def duplicate_diff(records: Mapping[str, Mapping[str, Any]], contract: int, deck
                         sums[name][1] += 1
     deck_diff = sums[a][0] / sums[a][1] - sums[b][0] / sums[b][1]
     names = ([str(x) for x in mine[ta]["agents"]], [str(x) for x in mine[tb]["agents"]])
-    return Diff(contract, deck, seat, (a, b), (ta, tb), moves, actors_a, first, exps, (pen_a[seat], pen_b[seat]),
+    return Diff(contract, deck, seat, (a, b), (ta, tb), moves, (actors_a, actors_b), first, exps, (pen_a[seat], pen_b[seat]),
                 deck_diff, games, names)
 
 
