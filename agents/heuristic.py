@@ -550,8 +550,8 @@ class HeuristicAgent(SeededAgent, Explaining):
                                      "takes the top discard only when it adds a lay-off")
         now = analyze(counts, view.contract, want_outs=False).deficiency
         after = analyze(counts_plus(counts, top), view.contract, want_outs=False).deficiency
-        cands = [Candidate(take, after, f"with {card_str(top)}: {after} cards missing"),
-                 Candidate(stock, now, f"{now} cards missing now (the stock card unknown)")]
+        cands = [Candidate(take, after, f"with {card_str(top)}: {_missing(after)}"),
+                 Candidate(stock, now, f"{_missing(now)} now (the stock card unknown)")]
         return Explanation.build(self.name, "cost", f"deficiency after the draw: cards still missing for {view.contract}",
                                  "lower", ranked(cands, "lower", move), move,
                                  "takes the top discard only when it lowers the deficiency")
@@ -643,6 +643,10 @@ def plan_text(whole: Any) -> str:
         runs = sorted(whole.plan_windows)[:4]
         parts.append("runs " + " ".join(f"{SUIT_LETTERS[s]}{_pos(lo)}-{_pos(lo + 3)}" for s, lo in runs))
     return "; ".join(parts) or "no plan yet"
+
+
+def _missing(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'} missing"
 
 
 def _pos(p: int) -> str:

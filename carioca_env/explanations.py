@@ -175,12 +175,11 @@ class Explanation:
     @staticmethod
     def build(agent: str, kind: str, meaning: str, better: str, ranked: Sequence[Candidate], move: Any,
               note: str = "") -> Explanation:
-        """An explanation from candidates already ranked best first: texts clipped, the list
+        """An explanation from candidates already ranked best first (each checked when it
+        was made): the header's texts clipped, the list
         cut to :data:`MAX_CANDIDATES` keeping the move played (``move``, a ``Move`` or its
         notation) when it is among them, ``chosen`` and ``omitted`` filled in."""
         played = str(move)
-        ranked = [c if len(c.move) <= MAX_TEXT and len(c.note) <= MAX_TEXT
-                  else Candidate(clip(c.move), c.score, clip(c.note), c.se, c.n) for c in ranked]
         at = next((i for i, c in enumerate(ranked) if c.move == played), None)
         shown = list(ranked[:MAX_CANDIDATES])
         if at is not None and at >= MAX_CANDIDATES:  # the move played is always listed

@@ -187,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
         raise TournamentError(f"--workers must be at least 1, got {workers}")
     if args.records is not None and args.records < 0:
         raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {args.records}")
+    if getattr(args, "explain", False) and not args.records:
+        raise TournamentError("--explain stores explanations in the kept game records: give --records N too")
     if args.retries < 0:
         raise TournamentError(f"--retries must be 0 or more, got {args.retries}")
     if args.address and args.backend != "ray":

@@ -209,7 +209,7 @@ function explanationEl(exp, title) {
     let w = share ? c.score : hi === lo ? 1 : (exp.better === "higher" ? (c.score - lo) / (hi - lo) : (hi - c.score) / (hi - lo));
     const bar = el("td", "barcell");
     const b = el("span", "bar");
-    b.style.width = Math.max(2, Math.round(120 * Math.max(0, Math.min(1, w)))) + "px";
+    b.style.width = Math.max(2, Math.round(100 * Math.max(0, Math.min(1, w)))) + "%";
     bar.appendChild(b);
     tr.appendChild(bar);
     let score = share ? (100 * c.score).toFixed(1) + "%" : String(c.score);
