@@ -71,6 +71,11 @@ class CheatSearchAgent(SearchAgent):
         self._game: Game | None = None  # shown for the next decision
         self._true: Game | None = None  # the game of the decision being searched
 
+    #: A cheat explains nothing: what it weighed came from hands its seat cannot see, so
+    #: runners that keep explanations store none for it (carioca_agents.explain).
+    act_explained = None  # type: ignore[assignment]
+    explain = None  # type: ignore[assignment]
+
     def show(self, game: Game) -> None:
         """The true game of the next decision (read only; never kept past it)."""
         self._game = game

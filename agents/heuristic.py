@@ -37,8 +37,10 @@ Everything comes from the PlayerView; ties are broken by the agent's seeded gene
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from carioca_agents.base import SeededAgent, forced_draw
+from carioca_agents.explain import Explaining, ranked
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.analysis import (
     SimMeld,
@@ -49,7 +51,8 @@ from carioca_env.analysis import (
     sim_table,
     unseen_counts,
 )
-from carioca_env.cards import JOKER, PENALTY, rank_of, suit_of
+from carioca_env.cards import JOKER, PENALTY, RANK_NAMES, SUIT_LETTERS, card_str, rank_of, suit_of
+from carioca_env.explanations import Candidate, Explanation
 from carioca_env.meld_moves import view_meld_moves
 from carioca_env.melds import Meld, MeldKind, card_positions
 from carioca_env.openings import can_open
@@ -127,8 +130,12 @@ def make_heuristic(seed: int = 0, preset: str = "v1", **weights: float | None) -
     return HeuristicAgent(seed, {**base, **given}, {k: {**v, **given} for k, v in by_deal.items()})
 
 
-class HeuristicAgent(SeededAgent):
-    """The deficiency-based scripted player (see the module docstring)."""
+class HeuristicAgent(SeededAgent, Explaining):
+    """The deficiency-based scripted player (see the module docstring).
+
+    It explains its decisions (:meth:`weigh`, :mod:`carioca_agents.explain`): its discard
+    costs with what they are made of and what the hand keeps for, the deficiency or the
+    lay-offs a draw leaves, how many cards each opening leaves stuck."""
 
     name = "heuristic"
 
@@ -216,6 +223,12 @@ class HeuristicAgent(SeededAgent):
     def _best_openings(self, view: PlayerView, opens: list[Move]) -> list[Move]:
         """The openings of ``opens`` that leave the fewest cards stuck, then the fewest
         stuck points, then the fewest points in hand (this agent plays one of them)."""
+        scored = self._opening_scores(view, opens)
+        best = min(s for s, _ in scored)
+        return [m for s, m in scored if s == best]
+
+    def _opening_scores(self, view: PlayerView, opens: list[Move]) -> list[tuple[tuple[int, int, int], Move]]:
+        """``((stuck cards, stuck points, points left), opening)`` of each of ``opens``."""
         base = sim_table(view)
         scored = []
         for move in opens:
@@ -227,8 +240,7 @@ class HeuristicAgent(SeededAgent):
             table = base + [SimMeld(m, view.seat, len(view.table[view.seat]) + i) for i, m in enumerate(move.melds)]
             stuck = self._stuck_after(left, table)
             scored.append(((len(stuck), sum(PENALTY[c] for c in stuck), sum(PENALTY[c] for c in left)), move))
-        best = min(s for s, _ in scored)
-        return [m for s, m in scored if s == best]
+        return scored
 
     @staticmethod
     def _stuck_after(left: list[int], table: list[SimMeld]) -> list[int]:
@@ -501,6 +513,145 @@ class HeuristicAgent(SeededAgent):
         if nxt_discarded[c]:
             cost -= 0.5 * p["w_feed_suit"]
         return cost
+
+
+    # ------------------------------------------------------------------ explanations
+
+    def weigh(self, view: PlayerView, legal: Sequence[Move], move: Move) -> Explanation:
+        """What this agent weighed to play ``move`` (a decision with a real choice), from
+        the view alone and without drawing from its generator: a draw's deficiency (or
+        lay-offs, once opened) each way, each discard's cost and what it is made of, each
+        opening's stuck cards, a lay-off plan's length."""
+        self._use_weights(view)
+        if move.kind in (MoveKind.DRAW_STOCK, MoveKind.DRAW_DISCARD):
+            return self._explain_draw(view, move)
+        if move.kind is MoveKind.OPEN:
+            return self._explain_opening(view, [m for m in legal if m.kind is MoveKind.OPEN], move)
+        if move.kind in (MoveKind.LAY_OFF, MoveKind.SWAP):
+            return self._explain_layoff(view, legal, move)
+        discards = [m for m in legal if m.kind is MoveKind.DISCARD]
+        if view.opened[view.seat]:
+            return self._explain_opened_discard(view, discards, move)
+        return self._explain_closed_discard(view, move)
+
+    def _explain_draw(self, view: PlayerView, move: Move) -> Explanation:
+        top = view.top_discard
+        counts = view.hand_counts
+        take, stock = str(Move.draw_discard()), str(Move.draw_stock())
+        if view.opened[view.seat]:
+            table = sim_table(view)
+            hand = [c for c, n in enumerate(counts) for _ in range(n)]
+            with_top = plan_layoffs(hand + [top], table)[0]
+            without = plan_layoffs(hand, table)[0]
+            cands = [Candidate(take, with_top, f"with {card_str(top)}: lays off {with_top}"),
+                     Candidate(stock, without, f"lays off {without} now (the stock card unknown)")]
+            return Explanation.build(self.name, "cost", "cards laid off this turn after the draw", "higher",
+                                     ranked(cands, "higher", move), move,
+                                     "takes the top discard only when it adds a lay-off")
+        now = analyze(counts, view.contract, want_outs=False).deficiency
+        after = analyze(counts_plus(counts, top), view.contract, want_outs=False).deficiency
+        cands = [Candidate(take, after, f"with {card_str(top)}: {_missing(after)}"),
+                 Candidate(stock, now, f"{_missing(now)} now (the stock card unknown)")]
+        return Explanation.build(self.name, "cost", f"deficiency after the draw: cards still missing for {view.contract}",
+                                 "lower", ranked(cands, "lower", move), move,
+                                 "takes the top discard only when it lowers the deficiency")
+
+    def _explain_opening(self, view: PlayerView, opens: list[Move], move: Move) -> Explanation:
+        scored = sorted(self._opening_scores(view, opens), key=lambda x: (x[0], x[1] != move))
+        cands = [Candidate(str(m), stuck + stuck_pts / 1000.0,
+                           f"{stuck} cards stuck ({stuck_pts} points), {left} points in hand")
+                 for (stuck, stuck_pts, left), m in scored]
+        return Explanation.build(self.name, "cost", "cards left stuck after the opening (then their points)",
+                                 "lower", cands, move, "opens as soon as it can; ties go to the fewest points")
+
+    def _explain_layoff(self, view: PlayerView, legal: Sequence[Move], move: Move) -> Explanation:
+        shed, _, steps = plan_layoffs(list(view.hand), sim_table(view))
+        others = [m for m in legal if m.kind in (MoveKind.LAY_OFF, MoveKind.SWAP) and m != move]
+        cands = [Candidate(str(move), shed, f"the first of {len(steps)} planned lay-offs and swaps")]
+        cands += [Candidate(str(m), 0.0, "not the plan's next step") for m in others]
+        return Explanation.build(self.name, "rule", "cards the lay-off plan sheds this turn", "higher", cands, move,
+                                 "lays off as many cards as it can, in the order a run needs")
+
+    def _explain_opened_discard(self, view: PlayerView, discards: list[Move], move: Move) -> Explanation:
+        table = sim_table(view)
+        unseen = unseen_counts(view)
+        jokers = view.hand_counts[JOKER]
+        scores = self._opened_scores(view, discards)
+        cands = []
+        for cost, m in scores:
+            c = m.card
+            pot = self._potential(c, table, unseen, jokers - (c == JOKER))
+            cands.append(Candidate(str(m), cost, f"chance to fit later {pot:.2f}, {PENALTY[c]} points"))
+        return Explanation.build(self.name, "cost", "cost of discarding the card: its chance to fit a meld later, "
+                                 "less its points", "lower", ranked(cands, "lower", move), move,
+                                 "opened: keeps the cards likely to lay off later")
+
+    def _explain_closed_discard(self, view: PlayerView, move: Move) -> Explanation:
+        counts = view.hand_counts
+        unseen = unseen_counts(view)
+        contract = view.contract
+        exact = {c for _, c in self._closed_costs(view, counts, unseen)}
+        costs = self._closed_costs(view, counts, unseen, bounds=True)
+        whole = analyze(counts, contract)
+        kept = self._kept_for_later(view, counts, whole)
+        cands = []
+        for cost, c in ranked_costs(costs, move.card):
+            parts = []
+            if c in whole.used_types:
+                d = analyze(counts_minus(counts, c), contract, want_outs=False).deficiency
+                parts.append(f"breaks the plan: {whole.deficiency}->{d} missing" if d > whole.deficiency
+                             else "in a plan, another plan keeps the deficiency")
+            else:
+                parts.append("in no optimal plan")
+            if c in kept:
+                parts.append("a sure lay-off after opening")
+            if c not in exact:
+                parts.append("pruned: a lower bound")
+            parts.append(f"{PENALTY[c]} points")
+            cands.append(Candidate(str(Move.discard(c)), cost, ", ".join(parts)))
+        return Explanation.build(self.name, "cost", "cost of the hand left: 10 per card missing, less live outs, "
+                                 "plus points at risk, feeding and lost lay-offs", "lower", cands, move,
+                                 f"keeps for {plan_text(whole)}: {whole.deficiency} cards missing for {contract}")
+
+    def _kept_for_later(self, view: PlayerView, counts: Sequence[int], whole: Any) -> set[int]:
+        """The cards :meth:`_closed_costs` charges ``w_ext`` for discarding: sure lay-offs
+        right after the opening (the same rule, for the explanation only)."""
+        if sum(counts) - 1 <= view.contract.cards:
+            return set()  # deals 6 and 7: opening closes
+        later = set()
+        for t in sim_table(view):
+            later.update(t.needs())
+        if self.p["w_ext"]:
+            ext = whole.extensions()
+            if not self.p.get("ext_runs", 1.0):
+                ext = frozenset(x for x in ext if x == JOKER or rank_of(x) in whole.plan_ranks)
+            later |= ext
+        return later
+
+
+def ranked_costs(costs: list[tuple[float, int]], played: int) -> list[tuple[float, int]]:
+    """``(cost, card)`` lowest first, the card played first among equal costs."""
+    return sorted(costs, key=lambda x: (x[0], x[1] != played, x[1]))
+
+
+def plan_text(whole: Any) -> str:
+    """The hand's optimal plans in a few words: the trio ranks and the run windows."""
+    parts = []
+    if whole.plan_ranks:
+        parts.append("trios of " + " ".join(RANK_NAMES[r - 1] for r in sorted(whole.plan_ranks)))
+    if whole.plan_windows:
+        runs = sorted(whole.plan_windows)[:4]
+        parts.append("runs " + " ".join(f"{SUIT_LETTERS[s]}{_pos(lo)}-{_pos(lo + 3)}" for s, lo in runs))
+    return "; ".join(parts) or "no plan yet"
+
+
+def _missing(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'} missing"
+
+
+def _pos(p: int) -> str:
+    """A run position (1 = the low ace .. 14 = the high ace) as a rank name."""
+    return RANK_NAMES[(p - 1) % 13]
 
 
 #: The spec keys of ``heuristic`` (carioca_agents.registry.Param values).

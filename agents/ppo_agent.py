@@ -40,6 +40,7 @@ from carioca_agents.base import DeclaredChoice
 from carioca_env import Move, PlayerView
 from carioca_env.actions import action_table
 from carioca_env.errors import CariocaError, RecordError
+from carioca_env.explanations import Candidate, Explanation, forced
 from carioca_env.melds import Meld
 from carioca_env.observation import check_features, encode_observation, feature_sets, feature_sources, obs_layout
 from carioca_env.records import read_json_file
@@ -435,6 +436,41 @@ class PPOAgent:
                          rng=self.rng, features=card_features(self.card))
         self.last_choice = self._declared(view, steps, move)
         return move
+
+    # ------------------------------------------------------------------ explanations
+
+    def act_explained(self, view: PlayerView, legal: Sequence[Move]) -> tuple[Move, Explanation]:
+        """``act``'s move (the same draws from the sampling generator) and the policy's
+        probabilities at its first step, most likely first (:mod:`carioca_agents.explain`):
+        for an opening, chosen meld by meld, the candidates are first melds."""
+        move = self.act(view, legal)
+        if len(legal) == 1:
+            return move, forced(self.name, move)
+        table = action_table(view.num_players)
+        mask = table.legal_mask(legal, view.seat, [])
+        ids = np.flatnonzero(mask)
+        logits = masked_logits(self.model, encode_observation(view, [], card_features(self.card)))[ids]
+        p = np.exp(logits.astype(np.float64) - logits.max())
+        p /= p.sum()
+        cands = []
+        for k in np.argsort(-p, kind="stable"):
+            decoded = table.to_move(int(ids[k]), view.seat)
+            text = f"meld {decoded}" if isinstance(decoded, Meld) else str(decoded)
+            cands.append(Candidate(text, float(p[k])))
+        how = "plays the most likely" if self.deterministic else "samples"
+        return move, Explanation.build(self.name, "probability", "the policy's probability of each legal action "
+                                       "(an opening: of its first meld)", "higher", cands, move,
+                                       f"{how} of {len(ids)} legal actions")
+
+    def explain(self, view: PlayerView, legal: Sequence[Move]) -> Explanation:
+        """What the model would play at ``view`` and why; its sampling generator and its
+        declaration are put back."""
+        state, last = self.rng.bit_generator.state, self.last_choice
+        try:
+            return self.act_explained(view, legal)[1]
+        finally:
+            self.rng.bit_generator.state = state
+            self.last_choice = last
 
     def _declared(self, view: PlayerView, steps: list[tuple[np.ndarray, np.ndarray, int]],
                   move: Move) -> DeclaredChoice | None:

@@ -62,6 +62,7 @@ from collections.abc import Callable, Sequence
 
 from carioca_agents.base import Agent
 from carioca_agents.belief import BASE_BELIEFS, BELIEFS, DEFAULT_POOL, Belief, make_belief
+from carioca_agents.explain import ranked
 from carioca_agents.greedy import GreedyAgent
 from carioca_agents.heuristic import HeuristicAgent, make_heuristic
 from carioca_agents.opponent_model import DEFAULT_FACTOR
@@ -69,6 +70,7 @@ from carioca_agents.random_agent import RandomAgent
 from carioca_agents.specs import Param, ParsedSpec
 from carioca_env import Game, Move, MoveKind, PlayerView
 from carioca_env.cards import hand_penalty
+from carioca_env.explanations import Candidate, Explanation, forced
 
 #: Rollouts per decision by default.  A heuristic rollout of a 2-player deal runs at about
 #: 2,000 decisions/s on a free core here; at 24 rollouts three 2-player deals (contracts
@@ -201,16 +203,64 @@ class SearchAgent:
 
     def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
         """Choose one of ``legal`` from the seat's view only."""
+        return self._decide(view, legal)[0]
+
+    def _decide(self, view: PlayerView, legal: Sequence[Move]
+                ) -> tuple[Move, list[Move], list[list[float]] | None, float]:
+        """``(move, candidates, their rollout values or None when nothing was searched, z)``."""
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], [legal[0]], None, self.z
         candidates = self.candidates(view, legal)
         if len(candidates) == 1:
-            return candidates[0]
+            return candidates[0], candidates, None, self.z
         self.searched += 1
         if opening_closes(view):
             stop = self.race_stop if self.race_stop > 0 else None
-            return candidates[self.choose(self.evaluate(view, candidates, stop), self.race_z)]
-        return candidates[self.choose(self.evaluate(view, candidates), self.z)]
+            samples = self.evaluate(view, candidates, stop)
+            return candidates[self.choose(samples, self.race_z)], candidates, samples, self.race_z
+        samples = self.evaluate(view, candidates)
+        return candidates[self.choose(samples, self.z)], candidates, samples, self.z
+
+    # ------------------------------------------------------------------ explanations
+
+    def act_explained(self, view: PlayerView, legal: Sequence[Move]) -> tuple[Move, Explanation]:
+        """``act``'s move (the same rollouts, the same generator draws) and each candidate's
+        rollout mean, standard error and count (:mod:`carioca_agents.explain`)."""
+        move, candidates, samples, z = self._decide(view, legal)
+        if len(legal) == 1:
+            return move, forced(self.name, move)
+        if samples is None:
+            return move, Explanation.build(
+                self.name, "rule", "no rollouts: search plays the heuristic's move here", "higher",
+                [Candidate(str(move), 1.0, "the heuristic's move")], move,
+                "openings, lay-offs, swaps and a take of the top discard in contracts 6-7 follow the heuristic")
+        cands = []
+        for i, (m, values) in enumerate(zip(candidates, samples)):
+            n = len(values)
+            mean = sum(values) / n if n else 0.0
+            se = (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** 0.5 if n > 1 else None
+            if i == 0:
+                note = "the heuristic's move"
+            else:
+                lead, lead_se = self.lead(samples, i)
+                note = (f"lead over the heuristic's {lead:+.1f} \u00b1 {lead_se:.1f}" if lead_se < float("inf")
+                        else "too few rollouts to compare")
+            cands.append(Candidate(str(m), mean, note, se, n))
+        return move, Explanation.build(
+            self.name, "rollout", "mean rollout value: the others' mean deal penalty minus its own", "higher",
+            ranked(cands, "higher", move), move,
+            f"plays the heuristic's move unless another leads it by {z:g} paired standard errors")
+
+    def explain(self, view: PlayerView, legal: Sequence[Move]) -> Explanation:
+        """What the search would play at ``view`` and why; its generators and counters are
+        put back, so the next move is the one it would have played."""
+        state = (self.rng.getstate(), self.guide.rng.getstate(), self.guide.last_choice, self.searched, self.rollouts)
+        try:
+            return self.act_explained(view, legal)[1]
+        finally:
+            self.rng.setstate(state[0])
+            self.guide.rng.setstate(state[1])
+            self.guide.last_choice, self.searched, self.rollouts = state[2], state[3], state[4]
 
     @staticmethod
     def lead(samples: list[list[float]], i: int) -> tuple[float, float]:

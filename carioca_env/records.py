@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from carioca_env.cards import DECK_SIZE, card_str, parse_card
 from carioca_env.errors import CariocaError, RecordError, excerpt
+from carioca_env.explanations import ExplanationError, check_explanations
 from carioca_env.game_config import GameConfig
 
 if TYPE_CHECKING:  # the game imports this module: the names only, for the annotations
@@ -210,6 +211,10 @@ class GameRecords:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError(f"corrupt record header: 'moves' must be a list of move notations, got {excerpt(moves)}")
         check_record_lists(record)
+        try:  # optional: what the agents weighed, one entry per move (carioca_env.explanations)
+            check_explanations(record, moves)
+        except ExplanationError as exc:
+            raise RecordError(f"corrupt record: {exc}") from None
         try:
             config = GameConfig.from_dict(record["config"])
             seed = record["seed"]

@@ -33,6 +33,7 @@ from carioca_env.extras import MissingExtraError, explain, require
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("carioca_experiments.apps.demo", "play a short demonstration game, printed turn by turn"),
     "tournament": ("carioca_experiments.evaluation.tournament", "run a (duplicate) tournament between agents"),
+    "diff": ("carioca_experiments.evaluation.diff", "where two agents part on one duplicate deck, and what each weighed"),
     "bench": ("carioca_experiments.evaluation.bench", "measure engine, environment and training speed"),
     "play": ("carioca_experiments.apps.play", "play against the bots in the terminal"),
     "replay": ("carioca_experiments.apps.replay", "replay and check a saved game record"),

@@ -9,7 +9,8 @@ Tiers (markers registered in ``pyproject.toml``): ``make test`` runs every test,
 does; ``make test-fast`` leaves out the three below.  A test file may mark its own tests;
 the rules here mark the ones whose tier follows from what they use:
 
-- ``browser``: every test of ``test_web_browser.py`` (Playwright driving chromium);
+- ``browser``: every test of ``test_web_browser.py`` and ``test_web_explain_browser.py``
+  (Playwright driving chromium);
 - ``ray``: every test that starts or joins a Ray cluster (it uses the ``ray_cluster``
   fixture, or runs the ``ray`` backend);
 - ``slow``: the tests listed in :data:`SLOW`, each above about 10 s on an idle 2-core
@@ -55,7 +56,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         path = Path(str(item.fspath))
         name = getattr(item, "originalname", item.name)
-        if path.name == "test_web_browser.py":
+        if path.name in ("test_web_browser.py", "test_web_explain_browser.py"):
             item.add_marker(pytest.mark.browser)
         params = getattr(getattr(item, "callspec", None), "params", {})
         ray_backend = any(isinstance(v, str) and v == "ray" for v in params.values())

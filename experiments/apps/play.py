@@ -8,21 +8,26 @@ The game is never lost: the options, the bots (and their player count) and the s
 are checked before the first move, and the record (``carioca replay`` reads it) is
 written after every move, atomically (a temporary file, then ``os.replace``), so
 ``quit``, the end of the input, Ctrl-C or a bot that fails leave the game as it stood
-after the last move.
+after the last move.  The record holds each bot decision's explanation beside its move
+(:mod:`carioca_env.explanations`), which ``carioca serve``'s viewer shows.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from carioca_agents.explain import act_and_explain
 from carioca_agents.registry import make_agent
 from carioca_env import CariocaError, Game, GameConfig, InvalidConfigError, Move, parse_move
 from carioca_env.errors import excerpt
+from carioca_env.explanations import Explanation, attach_explanations
+from carioca_env.records import write_atomic
 from carioca_env.view import Phase
 from carioca_experiments.apps.textview import view_text
 from carioca_experiments.common.argtypes import PLAYER_CHOICES, add_contracts_option, check_writable_file, int_at_least
@@ -79,10 +84,14 @@ def play_game(
     stdout: TextIO,
     save: Callable[[], Path],
     saved_to: Path,
+    explanations: list[Explanation | None] | None = None,
 ) -> int:
     """Run the game loop until it ends or the person quits; ``save`` runs after every move.
 
     ``saved_to`` is where ``save`` writes (the game as it is now is already there).
+    ``explanations``, if given, gets one entry per move as it is played: a bot's
+    explanation (:func:`carioca_agents.explain.act_and_explain`; the move is the one
+    ``act`` plays), ``None`` for the person's moves and forced ones.
     Returns 0, or 130 after Ctrl-C (the record then holds the game up to the last move).
     """
     try:
@@ -92,10 +101,12 @@ def play_game(
             legal = game.legal_moves()
             results_before = len(game.deal_results)
             if seat != human_seat:
-                move = bots[seat].act(game.view(seat), legal)  # type: ignore[attr-defined]
-                game.apply(move)
+                played, weighed = act_and_explain(bots[seat], game.view(seat), legal)
+                game.apply(played)
+                if explanations is not None:
+                    explanations.append(None if weighed is None or weighed.kind == "forced" else weighed)
                 save()
-                shown = "draw stock" if move.kind.name == "DRAW_STOCK" else str(move)
+                shown = "draw stock" if played.kind.name == "DRAW_STOCK" else str(played)
                 out(f"seat {seat} ({names[seat]}): {shown}\n")
             else:
                 if game.phase is Phase.DRAW or game.phase is Phase.PLAY:
@@ -112,6 +123,8 @@ def play_game(
                     move, why = choose_move(game, legal, entry)
                     if move is not None:
                         game.apply(move)
+                        if explanations is not None:
+                            explanations.append(None)
                         save()
                         break
                     out(f"  {why}\n")
@@ -217,11 +230,16 @@ def run_play(config: PlayConfig, stdin: TextIO | None = None, stdout: TextIO | N
     path = config.save_path
     check_writable_file(path, "--save")
 
+    explanations: list[Explanation | None] = []
+
     def save() -> Path:
-        game.save(path, agents=names)
+        # the bots' explanations beside the moves (carioca_env.explanations): a record the
+        # viewer shows with what each bot weighed
+        record = attach_explanations(game.to_record(agents=names), explanations)
+        write_atomic(path, json.dumps(record) + "\n")
         return path
 
     save()  # the empty game: the path is known good before the first move
     stdout.write(f"Carioca: you are seat {config.seat}; bots: {', '.join(n for n in names if n != 'you')}; "
                  f"the game is saved in {path} after every move\n")
-    return play_game(game, config.seat, bots, names, stdin, stdout, save, path)
+    return play_game(game, config.seat, bots, names, stdin, stdout, save, path, explanations)

@@ -13,7 +13,7 @@ import csv
 import io
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from carioca_agents.allowlist import Allowlist, SpecRefused
-from carioca_agents.registry import ParsedSpec
+from carioca_agents.allowlist import Allowlist, SpecRefused, model_files
+from carioca_agents.registry import ParsedSpec, build_agent
 from carioca_env import CariocaError, IllegalMoveError, RecordError, parse_move
 from carioca_experiments.apps.serve import discovery
 from carioca_experiments.apps.serve.clicks import describe, resolve_opening
@@ -31,13 +31,19 @@ from carioca_experiments.apps.serve.curves import MAX_BYTES as MAX_EVAL_BYTES
 from carioca_experiments.apps.serve.curves import learning_curve, read_points
 from carioca_experiments.apps.serve.deals import DealLog
 from carioca_experiments.apps.serve.frames import display_name, game_frame, move_json
-from carioca_experiments.apps.serve.models import MoveRequest, NewGame, OpenRequest
+from carioca_experiments.apps.serve.models import HintRequest, MoveRequest, NewGame, OpenRequest
 from carioca_experiments.apps.serve.replays import Replay, ReplayCache
 from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
 from carioca_experiments.apps.serve.sessions import BotFailed, GameStore, PlaySession, StaleMove, UnknownGame
+from carioca_experiments.common.seeds import SERVE_BOT, derive_seed
+from carioca_experiments.evaluation.diff import TASK_FILE, DiffError, duplicate_diff
 from carioca_experiments.evaluation.ratings import RATINGS_EXPLAINED
+from carioca_experiments.evaluation.tournament.config import parse_agent
 
 HERE = Path(__file__).resolve().parent
+#: The most a hint may ask of a search (tighter than a bot's: a hint answers a click):
+#: rollouts, milliseconds, rollout length and candidates per decision.
+HINT_LIMITS = {("search", "sims"): 64, ("search", "ms"): 1000.0, ("search", "horizon"): 200, ("search", "top"): 8}
 #: files the app serves as they are (plots and tables of results folders)
 SERVED_SUFFIXES = {".png": "image/png", ".csv": "text/csv", ".md": "text/markdown",
                    ".json": "application/json", ".jsonl": "application/json"}
@@ -176,9 +182,32 @@ def _add_pages(app: FastAPI) -> None:
             raise PathRefused(f"{path!r} holds no summary.json (run `carioca tournament --report` on it)", 404)
         pngs = _pngs(web.root, folder)
         records = discovery.tournament_records(web.root, folder)
+        config = summary.get("config", {})
+        labels = [parse_agent(str(a))[0] for a in config.get("agents", [])] if isinstance(config, dict) else []
         return page(request, "tournament.html", path=web.root.relative(folder), s=summary, pngs=pngs,
-                    ratings_explained=RATINGS_EXPLAINED,
+                    ratings_explained=RATINGS_EXPLAINED, labels=labels,
                     records=records, has_md=web.root.child(folder, "summary.md") is not None)
+
+    @app.get("/diff", response_class=HTMLResponse)
+    def diff(request: Request, path: str = Query("", max_length=1000), contract: int = Query(ge=1, le=7),
+             deck: int = Query(ge=0, le=1_000_000), a: str = Query(min_length=1, max_length=200),
+             b: str = Query(min_length=1, max_length=200), seat: int | None = Query(None, ge=0, le=3)) -> HTMLResponse:
+        """Two games of one deck with agents ``a`` and ``b`` in the same seat, side by side,
+        from the first move where they part (:mod:`carioca_experiments.evaluation.diff`)."""
+        web = _state(request)
+        folder = web.root.resolve(path, kind="dir") if path else web.root.root
+        records = {}
+        for rel in discovery.tournament_records(web.root, folder):
+            name = rel.rsplit("/", 1)[-1]
+            if TASK_FILE.match(name) and name.startswith(f"c{contract}-d{deck}-l"):
+                records[name[:-5]] = discovery.read_json(web.root, web.root.resolve(rel))
+        try:
+            result = duplicate_diff(records, contract, deck, (a, b), seat)
+        except DiffError as exc:
+            raise PathRefused(str(exc), 404) from None
+        rel = web.root.relative(folder)
+        games = [f"{rel}/records/{t}.json" if rel else f"records/{t}.json" for t in result.tasks]
+        return page(request, "diff.html", path=rel, d=result.to_dict(), games=games)
 
     @app.get("/run", response_class=HTMLResponse)
     def run(request: Request, path: str = Query("", max_length=1000)) -> HTMLResponse:
@@ -206,8 +235,10 @@ def _add_pages(app: FastAPI) -> None:
 
     @app.get("/play/{game_id}", response_class=HTMLResponse)
     def play(request: Request, game_id: str) -> HTMLResponse:
-        session = _state(request).games.get(game_id)
-        return page(request, "play.html", game_id=session.id, names=session.names)
+        web = _state(request)
+        session = web.games.get(game_id)
+        bots = list(dict.fromkeys([*session.specs.values(), *web.games.allowlist.choices()]))
+        return page(request, "play.html", game_id=session.id, names=session.names, hint_bots=bots)
 
 
 def _pngs(root: SafeRoot, folder: Path) -> list[str]:
@@ -280,7 +311,12 @@ def _add_replay_api(app: FastAPI) -> None:
             "next": {"seat": replay.actors[move], "text": replay.moves[move]} if move < replay.length else None,
             "deal_starts": replay.deal_starts,
             "names": replay.names,
+            "explained": bool(replay.explanations),
         }
+        # what the mover weighed at this position (the next move): in one seat's view only
+        # that seat's own reasons, which name cards of its hand
+        if move < replay.length and replay.explanations and seat in (None, replay.actors[move]):
+            out["explanation"] = replay.explanations[move]
         if model:
             from carioca_agents.ppo_agent import ModelLoadError
             from carioca_experiments.apps.serve.policy import decision_probabilities
@@ -354,6 +390,42 @@ def _add_play_api(app: FastAPI) -> None:
         parsed = parse_move(body.move)
         session, bots = _state(request).games.play(game_id, body.version, parsed)
         return game_state(_state(request), session, bots)
+
+    @app.post("/api/games/{game_id}/hint")
+    def hint(request: Request, game_id: str, body: HintRequest) -> Any:
+        """What a bot would play at the person's position and why, from the person's view
+        only.  The spec is checked whole against the allowlist, with a hint's budgets
+        (:data:`HINT_LIMITS`), before the game is even read; nothing is saved."""
+        from carioca_agents.explain import explain
+        from carioca_agents.ppo_agent import check_card, read_card
+
+        store = _state(request).games
+        allow = replace(store.allowlist, limits={**store.allowlist.limits, **HINT_LIMITS})
+        try:
+            parsed = allow.check(body.bot)
+        except SpecRefused as exc:
+            return _error(403, str(exc))
+        except ValueError as exc:
+            return _error(400, str(exc))
+        with store.lock(game_id):
+            session = store.get(game_id)
+            if body.version != session.version:
+                raise StaleMove(f"this page shows move {body.version} but the game is at move {session.version}")
+            game = session.game
+            if game.game_over or game.current_player != session.human_seat:
+                return _error(409, "a hint is for your turn: wait until it is your move")
+            try:
+                for model in model_files(parsed):
+                    check_card(read_card(model), body.bot, game.num_players)
+                agent = build_agent(parsed, derive_seed(SERVE_BOT, session.seed, "hint", len(game.moves)))
+                why = explain(agent, game.view(session.human_seat), game.legal_moves())
+            except SpecRefused as exc:
+                return _error(403, str(exc))
+            except (ValueError, CariocaError) as exc:  # a model for another table, a plugin that fails
+                return _error(400, f"{body.bot}: {exc}")
+        if why is None:
+            return _error(422, f"{body.bot} does not explain its moves")
+        return {"bot": body.bot, "version": session.version, "explanation": why.to_dict()}
 
     @app.post("/api/games/{game_id}/open")
     def open_contract(request: Request, game_id: str, body: OpenRequest) -> Any:

@@ -66,3 +66,19 @@ class OpenRequest(BaseModel):
                 if not re.match(CARD_PATTERN, c):
                     raise ValueError(f"{c!r} is not a card in notation (8S, 10H, AC, JK)")
         return groups
+
+
+class HintRequest(BaseModel):
+    """Ask ``bot`` what it would play at the person's position ``version`` and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(ge=0, description="the number of moves of the position the page shows")
+    bot: str = Field(min_length=1, max_length=300, description="an agent spec the server allows, e.g. heuristic")
+
+    @field_validator("bot")
+    @classmethod
+    def _spec(cls, bot: str) -> str:
+        if not re.match(SPEC_PATTERN, bot):
+            raise ValueError(f"{bot!r} is not an agent spec (NAME or NAME:ARG, e.g. heuristic, search:sims=32)")
+        return bot

@@ -13,11 +13,12 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from carioca_env import CariocaError, Game, RecordError, parse_move
+from carioca_env.explanations import ExplanationError, check_explanations
 from carioca_experiments.apps.serve.discovery import read_json
 from carioca_experiments.apps.serve.frames import display_name
 from carioca_experiments.apps.serve.safepath import SafeRoot
@@ -38,6 +39,9 @@ class Replay:
     checkpoints: list[Game]
     num_players: int
     finished: bool
+    #: one per move: what the mover weighed (an explanation's dict), or None; empty when
+    #: the record keeps no explanations (carioca_env.explanations)
+    explanations: list[dict[str, Any] | None] = field(default_factory=list)
 
     @property
     def length(self) -> int:
@@ -86,7 +90,13 @@ def build_replay(record: dict[str, Any]) -> Replay:
         if (i + 1) % CHECKPOINT_EVERY == 0:
             checkpoints.append(copy.deepcopy(game))
     game.check_record_results(record)
-    return Replay(record, list(moves), actors, deal_starts, names, checkpoints, game.num_players, game.game_over)
+    try:  # start_of_record checked them; parsed again here to send
+        explained = check_explanations(record, moves)
+    except ExplanationError as exc:
+        raise RecordError(str(exc)) from None
+    explanations = [None if e is None else e.to_dict() for e in explained] if explained is not None else []
+    return Replay(record, list(moves), actors, deal_starts, names, checkpoints, game.num_players, game.game_over,
+                  explanations)
 
 
 class ReplayCache:

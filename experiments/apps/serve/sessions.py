@@ -31,8 +31,10 @@ from typing import Any
 
 from carioca_agents.allowlist import Allowlist, model_files
 from carioca_agents.base import Agent
+from carioca_agents.explain import act_and_explain
 from carioca_agents.registry import ParsedSpec, SpecError, build_agent
 from carioca_env import CariocaError, Game, GameConfig, IllegalMoveError, Move, RecordError
+from carioca_env.explanations import Explanation, ExplanationError, attach_explanations, check_explanations
 from carioca_experiments.apps.serve.discovery import read_json
 from carioca_experiments.apps.serve.safepath import PathRefused, SafeRoot
 from carioca_experiments.common.files import write_file
@@ -69,6 +71,9 @@ class PlaySession:
     specs: dict[int, str]
     seed: int
     bots: dict[int, Agent] = field(default_factory=dict)
+    #: one entry per move: what the bot weighed (None: the person's move, a forced one);
+    #: saved in the record, shown by the viewer once the game is over, never during it
+    explanations: list[Explanation | None] = field(default_factory=list)
 
     @property
     def version(self) -> int:
@@ -83,6 +88,8 @@ class PlaySession:
     def record(self) -> dict[str, Any]:
         """The record written to the file."""
         rec = self.game.to_record(agents=self.names)
+        if len(self.explanations) == len(self.game.moves):
+            attach_explanations(rec, self.explanations)
         rec["session"] = {"id": self.id, "human_seat": self.human_seat,
                           "bots": {str(s): spec for s, spec in self.specs.items()}, "seed": self.seed}
         return rec
@@ -250,7 +257,11 @@ class GameStore:
             bots = {s: build_agent(checked[s], seed) for s in specs}
         except (ValueError, CariocaError) as exc:  # a model that no longer loads, a plugin that fails
             raise RecordError(f"{where}: a bot cannot be built: {exc}") from None
-        session = PlaySession(game_id, path, game, seat, specs, seed, bots)
+        try:  # a game file from before explanations has none: its moves explain nothing
+            explained = check_explanations(record, record["moves"]) or [None] * len(game.moves)
+        except ExplanationError:  # start_of_record checked them already
+            explained = [None] * len(game.moves)
+        session = PlaySession(game_id, path, game, seat, specs, seed, bots, explained)
         self._cache[game_id] = (mtime, session)
         return session
 
@@ -278,8 +289,9 @@ class GameStore:
             bot = session.bots[seat]
             try:
                 bot.reset(derive_seed(SERVE_BOT, session.seed, seat, len(game.moves)))
-                move = bot.act(game.view(seat), game.legal_moves())
+                move, why = act_and_explain(bot, game.view(seat), game.legal_moves())
                 game.apply(move)  # checked: a bot's answer is outside input
+                session.explanations.append(None if why is None or why.kind == "forced" else why)
             except Exception as exc:  # the bot is code the operator allowed, not the server's
                 raise BotFailed(
                     f"seat {seat}'s bot ({session.specs[seat]}) failed at move {len(game.moves)}: "
@@ -310,6 +322,7 @@ class GameStore:
             if game.current_player != session.human_seat:
                 raise IllegalMoveError(f"it is seat {game.current_player}'s turn, not yours", "R7")
             game.apply(move)
+            session.explanations.append(None)
             session.save()
             bots = self._run_bots(session)
             self._remember(session)

@@ -82,6 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--records", type=int, default=0, metavar="N",
                    help="keep the game record of every N-th deal in OUT/records for carioca replay (default 0: none; 1: all)")
+    r.add_argument("--explain", action="store_true",
+                   help="with --records: the kept records also hold what each agent weighed at each decision "
+                        "(ranked candidates with scores), shown by carioca serve; the moves and results are unchanged")
     r.add_argument("--report", type=Path, metavar="DIR",
                    help="only summarize the results already in DIR (no play); the other options are ignored")
 
@@ -184,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
         raise TournamentError(f"--workers must be at least 1, got {workers}")
     if args.records is not None and args.records < 0:
         raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {args.records}")
+    if getattr(args, "explain", False) and not args.records:
+        raise TournamentError("--explain stores explanations in the kept game records: give --records N too")
     if args.retries < 0:
         raise TournamentError(f"--retries must be 0 or more, got {args.retries}")
     if args.address and args.backend != "ray":
@@ -195,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
           f"{len(config.contracts)} contracts) -> {out / RESULTS_FILE}", file=sys.stderr)
     start = time.monotonic()
     summary = run_tournament(config, out, workers=workers, progress=not args.no_progress,
-                             overwrite=args.overwrite, record_every=args.records, backend=args.backend,
+                             overwrite=args.overwrite, record_every=args.records, explain=getattr(args, "explain", False),
+                             backend=args.backend,
                              address=args.address, retries=args.retries)
     print(summary.to_text())
     print(f"\nResults and summary in {out}/ (results.jsonl, summary.md, summary.csv, pairs.csv, "

@@ -61,12 +61,14 @@ def setup_deal(config: TournamentConfig, task: Task) -> tuple[Any, list[Any], li
     return game, agents, seeds
 
 
-def play_task(config: TournamentConfig, task: Task, records: tuple[Path, int] | None = None) -> dict[str, Any]:
+def play_task(config: TournamentConfig, task: Task, records: tuple[Path, int] | None = None,
+              explain: bool = False) -> dict[str, Any]:
     """Play one task and return its result line (a dict; see the package docstring).
 
     ``records = (folder, every)`` saves the game record (``Game.save``, readable by
-    ``carioca replay``) of every ``every``-th task as ``folder/<task id>.json``; records
-    never change the results.
+    ``carioca replay``) of every ``every``-th task as ``folder/<task id>.json``; with
+    ``explain`` a kept record also holds each decision's explanation
+    (:mod:`carioca_agents.explain`).  Neither ever changes the results.
 
     Raises:
         TaskFailed: an agent failed or made an illegal move (the message names the
@@ -75,30 +77,35 @@ def play_task(config: TournamentConfig, task: Task, records: tuple[Path, int] | 
     import json
 
     keep = records is not None and records[1] > 0 and task.index % records[1] == 0
-    result, record = _play_one(config, task, keep)
+    result, record = _play_one(config, task, keep, explain)
     if records is not None and record is not None:
         records[0].mkdir(parents=True, exist_ok=True)
         (records[0] / f"{task.id}.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
     return result
 
 
-def play_chunk(config: TournamentConfig, chunk: Sequence[Task], record_every: int = 0) -> list[Outcome]:
+def play_chunk(config: TournamentConfig, chunk: Sequence[Task], record_every: int = 0,
+               explain: bool = False) -> list[Outcome]:
     """Play consecutive tasks: ``[(result, record or None), ...]`` in the chunk's order.
 
     The record of a task is kept when ``record_every > 0`` and its index is a multiple of
-    it; the driver writes it (a worker may run on another machine).
+    it; the driver writes it (a worker may run on another machine).  With ``explain`` a
+    kept record holds each decision's explanation beside its move (the deals whose record
+    is not kept are played without, at no cost).
 
     Raises:
         TaskFailed: the first task that failed, by its id.
     """
-    return [_play_one(config, t, record_every > 0 and t.index % record_every == 0) for t in chunk]
+    return [_play_one(config, t, record_every > 0 and t.index % record_every == 0, explain) for t in chunk]
 
 
-def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcome:
+def _play_one(config: TournamentConfig, task: Task, keep_record: bool, explain: bool = False) -> Outcome:
     from carioca_agents.base import declared_choice
     from carioca_agents.cheat import show_true_game
+    from carioca_agents.explain import act_and_explain
     from carioca_env import MoveKind, cards_str
     from carioca_env.cards import hand_penalty
+    from carioca_env.explanations import Explanation, attach_explanations
 
     labels = config.labels
     seats = [labels[a] for a in task.seating]
@@ -119,6 +126,9 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
     open_turn: list[int | None] = [None] * n
     closer: int | None = None
     penalty: list[int] = []
+    # explanations only for a kept record: act_explained plays the move act would
+    explaining = keep_record and explain
+    explanations: list[Explanation | None] = []
     while True:
         if turns >= config.max_turns:  # R17, always at a turn boundary
             penalty = [hand_penalty(game.hands[s]) for s in range(n)]
@@ -129,7 +139,11 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
         results_before = len(game.deal_results)
         try:
             show_true_game(agents[seat], game)  # a labelled reference cheat only (carioca_agents.cheat)
-            move = agents[seat].act(game.view(seat), legal)
+            if explaining:
+                move, why = act_and_explain(agents[seat], game.view(seat), legal)
+                explanations.append(None if why is None or why.kind == "forced" else why)
+            else:
+                move = agents[seat].act(game.view(seat), legal)
             if tracker is not None:
                 tracker.before(game, move, declared_choice(agents[seat]))
             game.apply(move)
@@ -160,6 +174,8 @@ def _play_one(config: TournamentConfig, task: Task, keep_record: bool) -> Outcom
     record = None
     if keep_record:
         record = game.to_record(agents=[f"{label} ({config.specs[a]})" for label, a in zip(seats, task.seating)])
+        if explaining:
+            attach_explanations(record, explanations)
     result = {
         "task": task.id,
         "index": task.index,

@@ -42,6 +42,7 @@ def run_tournament(
     write_summary: bool = True,
     log: Callable[[str], None] | None = None,
     record_every: int = 0,
+    explain: bool = False,
     backend: str = "local",
     address: str | None = None,
     executor: Executor | None = None,
@@ -62,6 +63,8 @@ def run_tournament(
         log: where notes go (default: stderr).
         record_every: keep the game record of every n-th deal in ``out_dir/records``
             (0, the default: none; 1: all).
+        explain: the kept records also hold each decision's explanation
+            (:mod:`carioca_agents.explain`); it never changes a move or a result.
         backend: ``"local"`` (processes on this machine) or ``"ray"``.
         address: the Ray cluster to join (default: ``RAY_ADDRESS``, else a Ray started here).
         executor: an executor to use instead of ``backend``/``workers`` (left open).
@@ -78,6 +81,8 @@ def run_tournament(
     out = Path(out_dir) if out_dir is not None else config.default_out_dir()
     if not isinstance(record_every, int) or isinstance(record_every, bool) or record_every < 0:
         raise TournamentError(f"--records must be 0 (none) or a positive N (every N-th deal), got {record_every!r}")
+    if explain and record_every == 0:
+        raise TournamentError("--explain stores explanations in the kept game records: give --records N too")
     if backend == "local" and (not isinstance(workers, int) or workers < 1):
         raise TournamentError(f"--workers must be at least 1, got {workers!r}")
     # agents built in other processes (any executor but this process's) must be rebuildable there
@@ -109,7 +114,8 @@ def run_tournament(
             try:
                 records = out / RECORDS_DIR if record_every > 0 else None
                 play_into(config, todo, ResultsWriter(fh, todo, records), runs, progress=progress,
-                          total=len(tasks), done=len(existing.records), record_every=record_every)
+                          total=len(tasks), done=len(existing.records), record_every=record_every,
+                          explain=explain)
             except TournamentError as exc:
                 fh.flush()
                 kept = len(read_results(path).records)
@@ -208,6 +214,7 @@ def play_into(
     total: int | None = None,
     done: int = 0,
     record_every: int = 0,
+    explain: bool = False,
 ) -> None:
     """Play ``todo`` through ``executor`` in chunks, handing each outcome to ``writer``.
 
@@ -220,7 +227,7 @@ def play_into(
     # small chunks keep the workers evenly busy and a resume cheap; large ones save calls
     size = max(1, min(MAX_CHUNK, len(todo) // (max(1, executor.parallelism) * 16)))
     chunks = chunk_tasks(todo, size)
-    fn = functools.partial(play_chunk, config, record_every=record_every)
+    fn = functools.partial(play_chunk, config, record_every=record_every, explain=explain)
     try:
         for outcomes in executor.map_unordered(fn, chunks, chunk_id):
             for result, record in outcomes:

@@ -185,3 +185,42 @@ function renderTable(root, frame, opts) {
   felt.appendChild(side);
   root.appendChild(felt);
 }
+
+/* What an agent weighed at one decision (carioca_env/explanations.py): its ranked
+   candidates, each with a bar, its score and note, the move played marked.  Bars are a
+   probability's share, or the score's place between the worst and the best candidate
+   (which way is better comes with the explanation). */
+function explanationEl(exp, title) {
+  const box = el("div", "explanation");
+  box.dataset.agent = exp.agent;
+  box.dataset.move = exp.move;
+  if (title) box.appendChild(el("h3", null, title));
+  box.appendChild(el("div", "muted small", exp.agent + " \u00b7 " + exp.meaning + " (" + exp.better + " is better)"));
+  const scores = exp.candidates.map((c) => c.score);
+  const lo = Math.min(...scores), hi = Math.max(...scores);
+  const share = exp.kind === "probability" || exp.kind === "uniform";
+  const t = el("table", "list cands");
+  exp.candidates.forEach((c, i) => {
+    const played = i === exp.chosen;
+    const tr = el("tr", played ? "played" : null);
+    tr.dataset.move = c.move;
+    tr.appendChild(el("td", "rank", String(i + 1)));
+    tr.appendChild(el("td", "cmove", c.move + (played ? "  \u2190 played" : "")));
+    let w = share ? c.score : hi === lo ? 1 : (exp.better === "higher" ? (c.score - lo) / (hi - lo) : (hi - c.score) / (hi - lo));
+    const bar = el("td", "barcell");
+    const b = el("span", "bar");
+    b.style.width = Math.max(2, Math.round(100 * Math.max(0, Math.min(1, w)))) + "%";
+    bar.appendChild(b);
+    tr.appendChild(bar);
+    let score = share ? (100 * c.score).toFixed(1) + "%" : String(c.score);
+    if (c.se !== undefined) score += " \u00b1 " + c.se + " (n=" + c.n + ")";
+    tr.appendChild(el("td", "score", score));
+    tr.appendChild(el("td", "note small", c.note || ""));
+    t.appendChild(tr);
+  });
+  box.appendChild(t);
+  if (exp.chosen === null) box.appendChild(el("div", "small", "played: " + exp.move));
+  if (exp.omitted) box.appendChild(el("div", "muted small", exp.omitted + " more weighed, not listed"));
+  if (exp.note) box.appendChild(el("div", "small", exp.note));
+  return box;
+}

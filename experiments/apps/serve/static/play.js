@@ -223,6 +223,7 @@
       $("group").disabled = !canGroup();
       $("open").disabled = !canOpen();
       $("clear").disabled = !(st.selected.size || st.groups.length || $("choices").childElementCount);
+      $("hint-ask").disabled = !g.your_turn;
       $("hint").textContent = hint();
       renderGroups();
     }
@@ -265,8 +266,35 @@
     for (const b of bots) log.appendChild(el("div", null, who(b.seat) + ": " + b.move));
   }
 
+  /* a bot's answer for the person's position (POST .../hint): shown until the position changes */
+  async function ask() {
+    if (!st.game || !st.game.your_turn) return;
+    const bot = $("hint-bot").value;
+    const panel = $("hint-panel");
+    panel.innerHTML = "";
+    panel.appendChild(el("div", "muted", bot + " is thinking…"));
+    $("hint-ask").disabled = true;
+    try {
+      const res = await fetch(api + "/hint", {method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({version: st.game.version, bot: bot})});
+      const data = await res.json();
+      panel.innerHTML = "";
+      if (!res.ok) {
+        const msg = data.error || (data.detail ? data.detail.map((d) => d.msg).join("; ") : JSON.stringify(data));
+        panel.appendChild(el("div", "error", msg));
+        return;
+      }
+      if (data.version !== st.game.version) return;  // the position moved on meanwhile
+      panel.dataset.version = String(data.version);
+      panel.appendChild(explanationEl(data.explanation, bot + " would play " + data.explanation.move));
+    } finally {
+      $("hint-ask").disabled = !(st.game && st.game.your_turn);
+    }
+  }
+
   function accept(data) {
     st.game = data;
+    $("hint-panel").innerHTML = "";
     st.selected.clear();
     st.groups = [];
     if ($("choices")) $("choices").innerHTML = "";
@@ -340,6 +368,7 @@
     }
   }
 
+  $("hint-ask").addEventListener("click", ask);
   $("draw-stock").addEventListener("click", () => { if (st.legal.drawStock) send("draw stock"); });
   $("draw-discard").addEventListener("click", () => { if (st.legal.drawDiscard) send("draw discard"); });
   $("discard").addEventListener("click", discardSelected);

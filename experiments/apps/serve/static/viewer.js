@@ -42,6 +42,22 @@
     }
   }
 
+  /* what the mover weighed at this position, beside the move it then played */
+  function renderExplanation(data) {
+    const box = $("explanation");
+    box.innerHTML = "";
+    box.dataset.move = "";
+    if (!data.next) return;
+    if (data.explanation) {
+      box.dataset.move = data.explanation.move;
+      box.appendChild(explanationEl(data.explanation, "seat " + data.next.seat + " (" + data.names[data.next.seat] +
+        ") weighed, then played move " + (state.move + 1) + ": " + data.next.text));
+    } else if (data.explained) {
+      box.appendChild(el("div", "muted small", "no explanation for the next move (a person's move, a forced one, " +
+        (state.seat !== "" ? "another seat's reasons in this view, " : "") + "or an agent that does not explain)"));
+    }
+  }
+
   async function show() {
     state.busy = true;
     const res = await fetch(url());
@@ -56,6 +72,7 @@
     const starts = data.deal_starts.filter((d) => d.move <= state.move);
     $("deal-jump").value = String(starts[starts.length - 1].move);
     renderPolicy(data.policy);
+    renderExplanation(data);
     const q = new URLSearchParams(location.search);
     q.set("move", String(state.move));
     if (state.seat === "") q.delete("seat"); else q.set("seat", state.seat);
