@@ -23,7 +23,7 @@ from carioca_experiments.cli import COMMANDS, STUDY_COMMANDS
 ROOT = Path(__file__).resolve().parents[1]
 
 #: commands that run on the core install
-CORE_COMMANDS = ("demo", "play", "replay")
+CORE_COMMANDS = ("demo", "play", "replay", "diff")
 #: the extra each other command names when it is run on the core install
 EXTRA_NAMED = {
     "tournament": "stats",
