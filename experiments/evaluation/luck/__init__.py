@@ -24,6 +24,7 @@ luck correction stands).
 from carioca_experiments.evaluation.luck.correction import LuckTracker
 from carioca_experiments.evaluation.luck.value import (
     DEFAULT_VERSION,
+    LIVE_VERSIONS,
     SHIPPED_BY_VERSION,
     SHIPPED_FILE,
     STUDY_VERSIONS,
@@ -42,6 +43,6 @@ from carioca_experiments.evaluation.luck.value import (
     value_by_fingerprint,
 )
 
-__all__ = ["DEFAULT_VERSION", "SHIPPED_BY_VERSION", "SHIPPED_FILE", "STUDY_VERSIONS", "AnyValue", "DrawNetValue",
+__all__ = ["DEFAULT_VERSION", "LIVE_VERSIONS", "SHIPPED_BY_VERSION", "SHIPPED_FILE", "STUDY_VERSIONS", "AnyValue", "DrawNetValue",
            "DrawValue", "LuckTracker", "LuckValue", "MlpValue", "ValueFileError", "load_value", "model_key",
            "register_version", "shipped_value", "shipped_version", "shipped_versions", "value_by_fingerprint"]

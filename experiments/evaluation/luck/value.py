@@ -57,6 +57,8 @@ VALUE_FORMAT = "carioca-luck-value"
 #: version onto another's file.  Versions 2 and 3 stay because the newer ones fall back to
 #: them; 6 because results corrected by it must still resume.
 SHIPPED_BY_VERSION: dict[int, Path] = {v: Path(__file__).with_name(f"value-v{v}.json") for v in (2, 3, 6, 7)}
+#: The live versions, oldest first (the studies add theirs to :data:`SHIPPED_BY_VERSION`).
+LIVE_VERSIONS: tuple[int, ...] = tuple(sorted(SHIPPED_BY_VERSION))
 #: The version of :func:`shipped_value`, the default of ``--luck-correction``, named here
 #: only (every doc that names it is checked against this by ``tests/test_luck_versions.py``):
 #: version 7, whose networks beat version 3 held out on every contract they cover.

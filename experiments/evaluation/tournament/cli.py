@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from carioca_env.game_config import MAX_TURNS
+from carioca_experiments.evaluation.luck.value import DEFAULT_VERSION, LIVE_VERSIONS
 from carioca_experiments.evaluation.tournament.config import (
     ALL_CONTRACTS,
     BUILTIN_AGENTS,
@@ -59,9 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also record each deal's luck (the value of its stock draws under the shipped value "
                         "function) and show luck-corrected paired differences beside the raw ones")
     g.add_argument("--luck-value", type=int, metavar="V",
-                   help="with --luck-correction: correct with the shipped value function of version V (1 to 4, "
-                        "6, or 7, the default) instead of the default, e.g. to extend a table corrected "
-                        "with another version")
+                   help=f"with --luck-correction: correct with the shipped value function of version V "
+                        f"({', '.join(map(str, LIVE_VERSIONS))}; {DEFAULT_VERSION} is the default) instead of the "
+                        f"default, e.g. to extend a table corrected with another version")
     g.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options above; explicit options override it. "
                    + "; ".join(f"{k}: {_preset_text(k)}" for k in sorted(PRESETS)))
     g.add_argument("--quick", action="store_true", help="the same as --preset quick (a smoke run in seconds)")
