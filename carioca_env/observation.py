@@ -400,6 +400,17 @@ class _SeatCache:
         self.history: list | None = None
         self.seen = 0
 
+    def __getstate__(self) -> dict[str, object]:
+        """The state without the numpy views (a copy would part them from the buffers)."""
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("out", "base")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Restore a pickled or deep-copied cache, the views made again over its own buffers."""
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.out = np.frombuffer(self.buf, dtype=np.float32)
+        self.base = np.frombuffer(self.base_buf, dtype=np.float32)
+
 
 #: pile changes beyond this many cards (a recycled stock, a new deal) are recounted
 _PILE_STEPS = 4
