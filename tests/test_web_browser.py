@@ -14,18 +14,17 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from carioca_env import PENALTY, Game, parse_card
 from carioca_experiments.apps.serve.frames import card_list
 from carioca_experiments.apps.serve.safepath import SafeRoot
 from carioca_experiments.apps.serve.sessions import GameStore
 
-from web_helpers import CHROMIUM_ARGS, live_server, play_person, stacked_deck, swap_deck, write_played_record
+from browser_helpers import WAIT_MS, browser, fits, page  # noqa: F401  (fixtures)
+from web_helpers import live_server, play_person, stacked_deck, swap_deck, write_played_record
 
 #: Debian's chromium where installed, else None: Playwright's own download (`make browser`)
-CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-WAIT_MS = 15_000
 #: a desktop window and a phone
 WIDTHS = [1280, 390]
 #: a tournament summary with long agent specs and the batch ratings
@@ -72,26 +71,8 @@ def base_url(served: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-        yield b
-        b.close()
 
 
-@pytest.fixture()
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A fresh page, 1,280 px wide unless the test is parametrized with another width."""
-    width = getattr(request, "param", 1280)
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def _new_stacked_game(served: Path) -> str:
@@ -352,10 +333,6 @@ def test_a_joker_swap_by_clicking_offers_the_ends(page: Page, base_url: str, ser
 # --------------------------------------------------------------------------- the table helps
 
 
-def _fits(page: Page) -> None:
-    """No horizontal overflow: the page is no wider than the window."""
-    wide, window = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert wide <= window, f"{page.url}: {wide} px wide in a {window} px window"
 
 
 def _enabled(page: Page) -> dict[str, bool]:
@@ -377,7 +354,7 @@ def test_only_legal_moves_take_a_click_and_the_last_move_is_highlighted(page: Pa
     gid = _new_stacked_game(served)
     page.goto(f"{base_url}/play/{gid}")
     page.wait_for_selector("#play[data-your-turn='true']")
-    _fits(page)
+    fits(page)
     assert _enabled(page) == {"draw-stock": True, "draw-discard": True, "discard": False, "group": False, "open": False}
     assert page.locator("#hand-0 .card.clickable").count() == 0  # nothing to do with a card before drawing
     assert page.locator("#stock.clickable").count() == 1 and page.locator("#discard.clickable").count() == 1
@@ -428,7 +405,7 @@ def test_only_legal_moves_take_a_click_and_the_last_move_is_highlighted(page: Pa
     assert page.eval_on_selector_all(".meld.target", "els => els.map(e => e.dataset.ref)") == ["0.0"]
     page.locator("#hand-0 .card.selected").click()
     assert page.locator(".meld.target").count() == 0 and page.locator(".meld.clickable").count() == 0
-    _fits(page)
+    fits(page)
 
 
 def _two_deal_game(served: Path, seed: int) -> tuple[str, GameStore]:
@@ -445,7 +422,7 @@ def test_a_deal_summary_before_the_next_deal_and_the_final_table(page: Page, bas
     assert not game.game_over
     page.goto(f"{base_url}/play/{gid}")
     page.wait_for_selector("#deal-summary:not([hidden]) h2")
-    _fits(page)
+    fits(page)
     summary = _state(base_url, gid)["deals"][0]
     assert "is over" in page.inner_text("#deal-summary h2") and page.is_hidden("#table") and page.is_hidden("#controls")
     for s in range(2):
@@ -470,7 +447,7 @@ def test_a_deal_summary_before_the_next_deal_and_the_final_table(page: Page, bas
     game = play_person(store, gid, lambda g: False)
     page.reload()
     page.wait_for_selector("#final:not([hidden]) h2")
-    _fits(page)
+    fits(page)
     assert page.locator("#controls").count() == 0 and page.locator("#actions button").count() == 0
     assert page.locator("#hand-0 .card.back, #hand-1 .card.back").count() == 0
     for s in range(2):
@@ -487,7 +464,7 @@ def test_pages_fit_the_window_and_the_run_page_draws_its_curve(page: Page, base_
         page.wait_for_load_state("load")
         if path.startswith("/view"):
             page.wait_for_selector("#viewer[data-shown='189']")
-        _fits(page)
+        fits(page)
     # history numbers of 100 and more stay inside the history box
     box = page.locator("#history").bounding_box()
     numbers = page.locator("#history .num")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Page
 
 from carioca_agents.explain import explain
 from carioca_agents.registry import make_agent
@@ -27,10 +27,9 @@ from carioca_experiments.common.seeds import SERVE_BOT, derive_seed
 from carioca_experiments.evaluation.diff import duplicate_diff, read_deck_records
 from carioca_experiments.evaluation.tournament import TournamentConfig, run_tournament
 
-from web_helpers import CHROMIUM_ARGS, live_server, stacked_deck
+from browser_helpers import WAIT_MS, browser, fits, page  # noqa: F401  (fixtures)
+from web_helpers import live_server, stacked_deck
 
-CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-WAIT_MS = 20_000
 WIDTHS = [1280, 390]
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 AGENTS = ("heuristic", "s=search:sims=4")
@@ -51,30 +50,10 @@ def base_url(served: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-        yield b
-        b.close()
 
 
-@pytest.fixture()
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    width = getattr(request, "param", 1280)
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _fits(page: Page) -> None:
-    wide, window = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert wide <= window, f"{page.url}: {wide} px wide in a {window} px window"
 
 
 def _shot(page: Page, name: str) -> None:
@@ -102,7 +81,7 @@ def test_the_viewer_shows_the_movers_ranked_candidates(page: Page, base_url: str
     assert [r[0] for r in rows if r[1] == "played"] == [record["moves"][k]]
     assert page.locator("#explanation .bar").count() == len(exp["candidates"])
     assert "\u00b1" in page.inner_text("#explanation")  # search's standard errors
-    _fits(page)
+    fits(page)
     _shot(page, "viewer-explanation")
     # the other seat's view hides the mover's reasons (they name cards of its hand)
     actor = int(page.inner_text("#next-move").split("seat ")[1].split()[0])
@@ -141,7 +120,7 @@ def test_the_diff_page_shows_both_games_from_where_they_part(page: Page, base_ur
             played = page.eval_on_selector_all(f"#explanation-{side} tr.played", "els => els.map(e => e.dataset.move)")
             assert played == [expected.moves[side][expected.first]]
     assert any(e is not None for e in expected.explanations)
-    _fits(page)
+    fits(page)
     _shot(page, "diff")
 
 
@@ -170,7 +149,7 @@ def test_the_hint_explains_from_the_persons_view_only(page: Page, base_url: str,
     named = {w for r in rows for w in r.split() if w in theirs}
     assert not named, f"the hint names cards only the other seat holds: {named}"
     assert page.get_attribute("#play", "data-version") == str(state["version"])  # asking plays nothing
-    _fits(page)
+    fits(page)
     _shot(page, "hint")
     # a spec beyond the hint budget is refused with the reason, nothing else happens
     page.evaluate("""() => { const o = document.createElement('option'); o.value = 'search:sims=100000';
