@@ -46,7 +46,8 @@ from carioca_env.analysis import (
     SimMeld,
     analyze,
     counts_minus,
-    counts_plus,
+    deficiency_with,
+    deficiency_without,
     plan_layoffs,
     sim_table,
     unseen_counts,
@@ -211,7 +212,8 @@ class HeuristicAgent(SeededAgent, Explaining):
             without = plan_layoffs(hand, table)[0]
             return take if with_top > without else stock
         now = analyze(counts, view.contract, want_outs=False).deficiency
-        after = analyze(counts_plus(counts, top), view.contract, want_outs=False).deficiency
+        # the deficiency of counts_plus(counts, top), searched between now and now - 1
+        after = deficiency_with(counts, top, view.contract)
         return take if after < now else stock
 
     # ------------------------------------------------------------------ opening
@@ -466,7 +468,8 @@ class HeuristicAgent(SeededAgent, Explaining):
                 # no optimal plan uses it: deficiency and outs stay those of the hand
                 scored.append((p["w_def"] * whole.deficiency + whole_out + other, c))
                 continue
-            d = analyze(counts_minus(counts, c), contract, want_outs=False).deficiency
+            # the deficiency of counts_minus(counts, c), searched between whole's and one more
+            d = deficiency_without(counts, c, contract)
             rest.append((p["w_def"] * d + other, d, c))
         # outs are computed only where they can change the choice
         rest.sort(key=lambda x: x[0])
@@ -549,7 +552,7 @@ class HeuristicAgent(SeededAgent, Explaining):
                                      ranked(cands, "higher", move), move,
                                      "takes the top discard only when it adds a lay-off")
         now = analyze(counts, view.contract, want_outs=False).deficiency
-        after = analyze(counts_plus(counts, top), view.contract, want_outs=False).deficiency
+        after = deficiency_with(counts, top, view.contract)  # as act reckons it
         cands = [Candidate(take, after, f"with {card_str(top)}: {_missing(after)}"),
                  Candidate(stock, now, f"{_missing(now)} now (the stock card unknown)")]
         return Explanation.build(self.name, "cost", f"deficiency after the draw: cards still missing for {view.contract}",

@@ -135,18 +135,21 @@ class Game(GameRecords):
         return game_from_position(position, seed, cls)
 
     def clone(self) -> Game:
-        """An independent copy of the game that shares nothing mutable with it.
+        """An independent copy of the game that shares nothing either side mutates.
 
         The state is flat lists of ints plus immutable values (moves, events, results,
         melds' snapshots), so a clone is a handful of list copies: a tenth or less of
-        ``copy.deepcopy`` (``carioca bench --only clone``).  The clone's generator
-        continues from the same state, so both play on identically.
+        ``copy.deepcopy`` (``carioca bench --only clone``).  The generator is shared
+        copy-on-use (:attr:`rng`): copying its 625-word state cost most of a clone, and
+        a clone rarely shuffles (a new deal or a recycled stock), so neither side copies
+        it until it draws from it, and then each draws from its own copy.  The clone's
+        generator continues from the same state, so both play on identically.
         """
         new = object.__new__(type(self))
         d = self.__dict__.copy()
-        rng = random.Random()
-        rng.setstate(self.rng.getstate())
-        d["rng"] = rng
+        # the generator: frozen while shared (whoever draws first copies it, see rng)
+        self.__dict__["_rng_shared"] = True
+        d["_rng_shared"] = True
         d["moves"] = self.moves.copy()
         d["deal_results"] = self.deal_results.copy()
         d["totals"] = self.totals.copy()
@@ -162,6 +165,29 @@ class Game(GameRecords):
         d["history"] = self.history.copy()
         new.__dict__ = d
         return new
+
+    @property
+    def rng(self) -> random.Random:
+        """The game's own generator (the first dealer, every shuffle).
+
+        After :meth:`clone` the original and the clone hold one generator object, which
+        neither has drawn from since: the first to read it here gets a copy of its state
+        (the same numbers the shared one would give), so a game never advances a
+        generator another game holds.
+        """
+        d = self.__dict__
+        rng: random.Random = d["rng"]
+        if d.get("_rng_shared"):
+            own = random.Random.__new__(random.Random)  # no seeding from the OS: the state is set next
+            own.setstate(rng.getstate())
+            d["rng"] = rng = own
+            d["_rng_shared"] = False
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self.__dict__["rng"] = value
+        self.__dict__["_rng_shared"] = False
 
     def determinize(self, seat: int, rng: Any) -> Game:
         """A full game consistent with everything ``seat`` knows, the unseen cards dealt

@@ -81,6 +81,7 @@ The core never imports them; a model card records which advisor computed them.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -101,6 +102,7 @@ MELD_FEATURES = 49
 NUM_CONTRACTS = 7
 
 _PHASE_INDEX = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.DISCARD: 2, Phase.GAME_OVER: 0}
+_PLAY, _DISCARD = Phase.PLAY, Phase.DISCARD
 _DECK = np.array(deck_counts(), dtype=np.float32)
 
 
@@ -296,7 +298,7 @@ def obs_layout(num_players: int, features: str = "base") -> ObsLayout:
     return ObsLayout(num_players, features)
 
 
-def _encode_meld(out: np.ndarray, base: int, meld: Meld) -> None:
+def _encode_meld(out: np.ndarray | array[float], base: int, meld: Meld) -> None:
     out[base] = 1.0
     if meld.kind is MeldKind.TRIO:
         out[base + 2 + meld.key - 1] = 1.0
@@ -383,15 +385,23 @@ def _extra_values(extra: ExtraPieces, view: PlayerView, pending: Sequence[Meld])
 
 
 class _SeatCache:
-    """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes."""
+    """What :class:`GameEncoder` last wrote for one observing seat, to rewrite only changes.
 
-    __slots__ = ("game", "out", "hand", "pile", "top", "discarded", "known", "table_version", "table_counts",
-                 "base", "pending", "opened", "sizes", "totals", "deal", "phase", "history", "seen")
+    The array lives in ``buf``, an ``array.array`` of float32, and ``out`` is a numpy view
+    of the same memory: single values are written through ``buf`` (a Python float stored
+    as float32, the cast numpy makes, at a fraction of the cost of a numpy scalar
+    write), whole pieces through ``out``.
+    """
+
+    __slots__ = ("game", "buf", "out", "hand", "pile", "top", "discarded", "known", "table_version",
+                 "table_counts", "base_buf", "base", "pending", "opened", "sizes", "totals", "deal_index",
+                 "dealer", "phase", "history", "seen")
 
     def __init__(self, game: Game, size: int) -> None:
         n = game.num_players
         self.game = game  # the game itself, not its id: an id can be reused once collected
-        self.out = np.zeros(size, dtype=np.float32)
+        self.buf = array("f", bytes(4 * size))
+        self.out = np.frombuffer(self.buf, dtype=np.float32)  # a view of buf: one memory
         self.hand: list[int] | None = None
         self.pile: list[int] = []  # out's discard-pile counts are those of this list
         self.top = -1  # index of the top-discard one-hot set in out, if any
@@ -400,17 +410,31 @@ class _SeatCache:
         self.known: list[list[int] | None] = [None] * n
         self.table_version = -1
         self.table_counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
-        #: the deck less the pile and the table: ``unseen`` is this less the hand
-        self.base = _DECK.copy()
-        # the tail pieces as last written (None: not yet)
+        #: the deck less the pile and the table: ``unseen`` is this less the hand (a
+        #: float32 array.array and its numpy view, like buf and out)
+        self.base_buf = array("f", _DECK.tobytes())
+        self.base = np.frombuffer(self.base_buf, dtype=np.float32)
+        # the tail pieces as last written (None / -1: not yet)
         self.opened: list[bool] | None = None
         self.sizes: list[int] | None = None
         self.totals: list[int] | None = None
-        self.deal: tuple[int, int, int] | None = None  # deal_index, deal_number, dealer
+        self.deal_index = -1
+        self.dealer = -1
         self.phase = -1  # index of the phase one-hot set in out, if any
         # the deal's public history and how many of its events out reflects
         self.history: list | None = None
         self.seen = 0
+
+    def __getstate__(self) -> dict[str, object]:
+        """The state without the numpy views (a copy would part them from the buffers)."""
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("out", "base")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Restore a pickled or deep-copied cache, the views made again over its own buffers."""
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.out = np.frombuffer(self.buf, dtype=np.float32)
+        self.base = np.frombuffer(self.base_buf, dtype=np.float32)
 
 
 #: pile changes beyond this many cards (a recycled stock, a new deal) are recounted
@@ -421,13 +445,15 @@ class GameEncoder:
     """The environment's fast path: the same array as :func:`encode_observation`, read from a game.
 
     :func:`encode_observation` builds everything from a :class:`PlayerView` and stays the
-    reference: the tests compare the two on many random states of every deal, phase and
-    player count, so this encoder cannot show a seat more than its view holds.  It skips
-    building the view (copies of every public list) and keeps, per observing seat, the
-    array it returned last time, rewriting only what changed: card-count pieces when their
-    source list changed (a list comparison costs far less than a conversion), the discard
-    pile card by card when a few cards were put on or taken off it, the melds only when
-    ``Game.table_version`` moved, and the scalar pieces one value at a time.
+    reference: the tests compare the two, byte for byte, on every step of many games of
+    every deal, phase and player count, so this encoder cannot show a seat more than its
+    view holds.  It skips building the view (copies of every public list) and keeps, per
+    observing seat, the array it returned last time, rewriting only what changed:
+    card-count pieces when their source list changed (a list comparison costs far less
+    than a conversion), the hand, the discarded-by pieces and the discard pile card by
+    card from the public events, the melds only when ``Game.table_version`` moved, and
+    the scalar pieces one value at a time (through an ``array.array`` that shares the
+    array's memory: a numpy scalar write costs several times more).
     """
 
     def __init__(self, num_players: int, features: str = "base") -> None:
@@ -455,57 +481,57 @@ class GameEncoder:
             raise RuntimeError("GameEncoder expects pending, pending_melds, to end the layout")
         self._caches: list[_SeatCache | None] = [None] * num_players
         self._orders = [[(seat + k) % num_players for k in range(num_players)] for seat in range(num_players)]
+        self._plain = self._core == "base" and not self._extras
 
     def _write_melds(self, game: Game, seat: int, cache: _SeatCache) -> None:
         n = self.num_players
         out = cache.out
         out[self._melds] = 0.0
-        counts = np.zeros(NUM_CARD_TYPES, dtype=np.float32)
+        counts = [0] * NUM_CARD_TYPES
         base = self._melds.start
         for k in range(n):
             for j, meld in enumerate(game.table[(seat + k) % n]):
                 if j < MELD_SLOTS:
-                    _encode_meld(out, base + (k * MELD_SLOTS + j) * MELD_FEATURES, meld)  # type: ignore[arg-type]
+                    _encode_meld(cache.buf, base + (k * MELD_SLOTS + j) * MELD_FEATURES, meld)  # type: ignore[arg-type]
                 for c in meld.cards:
-                    counts[c] += 1.0
-        cache.table_counts = counts
+                    counts[c] += 1
+        cache.table_counts = np.array(counts, dtype=np.float32)
         cache.table_version = game.table_version
 
     def _write_pile(self, pile: list[int], cache: _SeatCache) -> bool:
         """Bring out's discard-pile counts (and ``cache.base`` and unseen) to ``pile``;
         whether the whole pile was recounted (``base`` and unseen then need recomputing)."""
         old = cache.pile
-        out, p = cache.out, self._pile.start
+        buf, p = cache.buf, self._pile.start
         # piles change at the top: find where the two part, a few cards down at most
         k = min(len(old), len(pile))
         low = max(0, k - _PILE_STEPS)
         while k > low and old[k - 1] != pile[k - 1]:
             k -= 1
         if len(old) - k + len(pile) - k <= _PILE_STEPS and old[:k] == pile[:k]:
-            base, u = cache.base, self._unseen.start
+            base, u = cache.base_buf, self._unseen.start
             for c in old[k:]:
-                out[p + c] -= 1.0
+                buf[p + c] -= 1.0
                 base[c] += 1.0
-                out[u + c] += 1.0
+                buf[u + c] += 1.0
             for c in pile[k:]:
-                out[p + c] += 1.0
+                buf[p + c] += 1.0
                 base[c] -= 1.0
-                out[u + c] -= 1.0
-            cache.pile = list(pile)
+                buf[u + c] -= 1.0
+            cache.pile = pile.copy()
             return False
-        out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
-        cache.pile = list(pile)
+        cache.out[self._pile] = np.bincount(pile, minlength=NUM_CARD_TYPES) if pile else 0.0
+        cache.pile = pile.copy()
         return True
 
     def encode(self, game: Game, seat: int, pending: Sequence[Meld] = ()) -> np.ndarray:
         """The observation array of ``seat`` in ``game`` (``pending``: opening melds chosen so far)."""
-        off = self._off
         cache = self._caches[seat]
         if cache is None or cache.game is not game:
             cache = self._caches[seat] = _SeatCache(game, self.layout.size)
-        out = cache.out
+        buf, out = cache.buf, cache.out
         if cache.top >= 0:
-            out[cache.top] = 0.0
+            buf[cache.top] = 0.0
             cache.top = -1
         # unseen = deck - pile - table (cache.base) - hand: kept value by value as the
         # pile and the hand move card by card, recomputed when anything was recounted
@@ -515,45 +541,49 @@ class GameEncoder:
             recount = self._write_pile(pile, cache)
         if pile:
             cache.top = self._top.start + pile[-1]
-            out[cache.top] = 1.0
+            buf[cache.top] = 1.0
         if game.table_version != cache.table_version:
             self._write_melds(game, seat, cache)
             recount = True
         if recount:
-            cache.base = _DECK - out[self._pile] - cache.table_counts
+            np.subtract(_DECK, out[self._pile], out=cache.base)
+            cache.base -= cache.table_counts
         self._follow_events(game, seat, cache, recount)
         hand = game.hands[seat]
         if hand != cache.hand:  # a change the events did not tell (a new deal, an opening)
             out[self._hand] = hand
-            cache.hand = list(hand)
+            cache.hand = hand.copy()
             recount = True
         if recount:
             np.subtract(cache.base, out[self._hand], out=out[self._unseen])
+        off = self._off
         d0 = off["discarded_by"]
         k0 = off["known_cards"] - NUM_CARD_TYPES  # opponents only: relative seat k >= 1
         order = self._orders[seat]
+        discarded, known = game.discarded, game.known
+        seen_d, seen_k = cache.discarded, cache.known
         for k, q in enumerate(order):
-            d = game.discarded[q]
-            if d != cache.discarded[q]:  # what the events did not tell (a new deal)
+            d = discarded[q]
+            if d != seen_d[q]:  # what the events did not tell (a new deal)
                 out[d0 + k * NUM_CARD_TYPES:d0 + (k + 1) * NUM_CARD_TYPES] = d
-                cache.discarded[q] = list(d)
+                seen_d[q] = d.copy()
             if k:
-                kn = game.known[q]
-                if kn != cache.known[q]:
+                kn = known[q]
+                if kn != seen_k[q]:
                     out[k0 + k * NUM_CARD_TYPES:k0 + (k + 1) * NUM_CARD_TYPES] = kn
-                    cache.known[q] = list(kn)
+                    seen_k[q] = kn.copy()
         self._write_tail(game, seat, pending, cache)
         if pending or cache.pending:
             out[self._pending] = 0.0
             p = off["pending"]
             for meld in pending:
                 for c in meld.cards:
-                    out[p + c] += 1.0
-            out[off["pending_melds"]] = len(pending) / 3.0
+                    buf[p + c] += 1.0
+            buf[off["pending_melds"]] = len(pending) / 3.0
             cache.pending = bool(pending)
-        if self._core == "base" and not self._extras:
+        if self._plain:
             return out.copy()
-        parts = [out]
+        parts = [out.copy()]
         if self._core != "base":
             parts.append(self._plan(game, seat))
         if self._core == "discards":
@@ -576,11 +606,12 @@ class GameEncoder:
         if cache.history is not history or cache.seen > len(history):  # a new deal: rewritten whole
             cache.history, cache.seen = history, len(history)
             return
-        events = history[cache.seen:]
-        cache.seen = len(history)
-        if not events:
+        seen = cache.seen
+        if seen == len(history):
             return
-        out, hand = cache.out, cache.hand
+        events = history[seen:]
+        cache.seen = len(history)
+        buf, hand = cache.buf, cache.hand
         h0, u0 = self._hand.start, self._unseen.start
         d0, n = self._off["discarded_by"], self.num_players
         for ev in events:
@@ -590,7 +621,7 @@ class GameEncoder:
                 discarded = cache.discarded[q]
                 if discarded is not None:
                     discarded[card] += 1
-                    out[d0 + ((q - seat) % n) * NUM_CARD_TYPES + card] += 1.0
+                    buf[d0 + ((q - seat) % n) * NUM_CARD_TYPES + card] += 1.0
                 delta = -1
             elif kind == "LAY_OFF" or kind == "SWAP":
                 delta = -1
@@ -603,41 +634,50 @@ class GameEncoder:
             if ev.seat != seat or hand is None or not 0 <= card < NUM_CARD_TYPES:
                 continue
             hand[card] += delta
-            out[h0 + card] += delta
+            buf[h0 + card] += delta
             if not recount:
-                out[u0 + card] -= delta
+                buf[u0 + card] -= delta
 
     def _write_tail(self, game: Game, seat: int, pending: Sequence[Meld], cache: _SeatCache) -> None:
         """The pieces ``opened`` .. ``phase``: each list piece when its source list
         changed, the scalars one value each (a few scalar writes cost less than
         building and converting the whole tail)."""
-        out, off, order = cache.out, self._off, self._orders[seat]
+        buf, off, order = cache.buf, self._off, self._orders[seat]
         opened, sizes, totals = game.opened, game.hand_sizes, game.totals
         if opened != cache.opened:
-            out[self._opened] = [float(opened[q]) for q in order]
-            cache.opened = list(opened)
+            o0 = self._opened.start
+            for k, q in enumerate(order):
+                buf[o0 + k] = 1.0 if opened[q] else 0.0
+            cache.opened = opened.copy()
         if sizes != cache.sizes:
-            out[self._sizes] = [sizes[q] / 13.0 for q in order]
-            cache.sizes = list(sizes)
+            s0 = self._sizes.start
+            for k, q in enumerate(order):
+                buf[s0 + k] = sizes[q] / 13.0
+            cache.sizes = sizes.copy()
         if totals != cache.totals:
-            out[self._totals] = [min(totals[q] / 100.0, OBS_HIGH) for q in order]
-            cache.totals = list(totals)
-        deal = (game.deal_index, game.deal_number, game.dealer)
-        if deal != cache.deal:
-            c0, r0 = off["contract"], off["dealer"]
+            t0 = self._totals.start
+            for k, q in enumerate(order):
+                buf[t0 + k] = min(totals[q] / 100.0, OBS_HIGH)
+            cache.totals = totals.copy()
+        if game.deal_index != cache.deal_index or game.dealer != cache.dealer:
+            # the contract follows from the deal's index (the game's deals are fixed)
+            c0, r0, n = off["contract"], off["dealer"], self.num_players
+            out = cache.out
             out[c0:c0 + NUM_CONTRACTS] = 0.0
-            out[c0 + deal[1] - 1] = 1.0
-            out[off["deal_index"]] = deal[0] / 7.0
-            out[r0:r0 + self.num_players] = 0.0
-            out[r0 + (deal[2] - seat) % self.num_players] = 1.0
-            cache.deal = deal
-        out[off["stock_size"]] = len(game.stock) / 108.0
-        out[off["turn"]] = min(game.turn / 100.0, OBS_HIGH)
-        phase = off["phase"] + (3 if pending else _PHASE_INDEX[game.phase])
+            buf[c0 + game.deal_number - 1] = 1.0
+            buf[off["deal_index"]] = game.deal_index / 7.0
+            out[r0:r0 + n] = 0.0
+            buf[r0 + (game.dealer - seat) % n] = 1.0
+            cache.deal_index, cache.dealer = game.deal_index, game.dealer
+        buf[off["stock_size"]] = len(game.stock) / 108.0
+        buf[off["turn"]] = min(game.turn / 100.0, OBS_HIGH)
+        ph = game.phase
+        # _PHASE_INDEX by identity: a dict lookup would hash the Phase (Python code)
+        phase = off["phase"] + (3 if pending else 1 if ph is _PLAY else 2 if ph is _DISCARD else 0)
         if phase != cache.phase:
             if cache.phase >= 0:
-                out[cache.phase] = 0.0
-            out[phase] = 1.0
+                buf[cache.phase] = 0.0
+            buf[phase] = 1.0
             cache.phase = phase
 
     @staticmethod

@@ -16,7 +16,8 @@ the rules here mark the ones whose tier follows from what they use:
 - ``slow``: the tests listed in :data:`SLOW`, each above about 10 s on an idle 2-core
   machine (``pytest --durations=0`` shows them);
 - ``study``: every test under ``tests/studies/``, the tests of the studies kept in
-  ``experiments/studies/`` (not in the wheel).  CI runs them with the rest;
+  ``experiments/studies/`` (not in the wheel), and every parameter of a table of command
+  lines that runs a study's command (``carioca improve ...``).  CI runs them with the rest;
   ``make test-studies`` runs them alone.
 """
 
@@ -25,6 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from carioca_experiments.cli import STUDY_COMMANDS
 
 HERE = Path(__file__).resolve().parent
 
@@ -64,5 +67,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.ray)
         if name in SLOW.get(path.name, frozenset()):
             item.add_marker(pytest.mark.slow)
-        if path.parent.name == "studies" and path.parent.parent == HERE:
+        study_command = any(isinstance(v, str) and v.split(" ", 1)[0] in STUDY_COMMANDS for v in params.values())
+        if (path.parent.name == "studies" and path.parent.parent == HERE) or study_command:
             item.add_marker(pytest.mark.study)

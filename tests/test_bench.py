@@ -41,6 +41,11 @@ TINY = bench.Sizes(
     clone_calls=2,
     clone_search_decisions=2,
     clone_search_sims=2,
+    play_heuristic_decisions=100,
+    play_tournament_decks=1,
+    play_wrapper_steps=60,
+    play_search_states=1,
+    play_search_sims=2,
 )
 
 

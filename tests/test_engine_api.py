@@ -35,7 +35,7 @@ def _played(seed: int, moves: int, n: int = 2, deals: tuple[int, ...] = (1, 2, 3
 
 def _state(game: Game) -> dict:
     """Everything a game holds, comparable with ==."""
-    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
+    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "_rng_shared", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
     d["rng"] = game.rng.getstate()
     d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
     return d
@@ -87,11 +87,22 @@ def _play_random(game: Game, rng: random.Random, moves: int) -> list[str]:
 def test_clone_equals_original_and_shares_nothing_mutable(seed: int, moves: int, n: int) -> None:
     game = _played(seed, moves, n)
     clone = game.clone()
-    assert _state(clone) == _state(game)
     assert all(clone.view(s) == game.view(s) for s in range(n))
     assert clone.legal_moves() == game.legal_moves()
+    # the one object both hold is the generator, shared copy-on-use (Game.rng): frozen
+    # while shared, as the test below checks; everything else is the clone's own
+    rng = game.__dict__["rng"]
+    assert clone.__dict__["rng"] is rng and game.__dict__["_rng_shared"] and clone.__dict__["_rng_shared"]
     shared = _mutable_ids(game.__dict__) & _mutable_ids(clone.__dict__)
-    assert not shared
+    assert shared <= _mutable_ids(rng)
+    # the first to draw copies it: afterwards not even the generator is shared
+    frozen = rng.getstate()
+    clone.rng.random()
+    assert rng.getstate() == frozen and clone.rng is not rng
+    game.rng.random()
+    assert rng.getstate() == frozen and game.rng is not rng
+    assert not _mutable_ids(game.__dict__) & _mutable_ids(clone.__dict__)
+    assert _state(clone) == _state(game)  # both drew one number from the same state
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -27,7 +27,7 @@ from random_play import BiasedPolicy  # noqa: E402
 
 def _state(game: Game) -> dict:
     """Everything a game holds, comparable with ==."""
-    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
+    d = {k: v for k, v in game.__dict__.items() if k not in ("rng", "_rng_shared", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
     d["rng"] = game.rng.getstate()
     d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
     return d

@@ -46,6 +46,13 @@ REFUSED = [
     ("train-all --quick --out {run} --baselines ppo:contract1-p4", ["--baselines", "made for 4 players"],
      "carioca_experiments.training.train_all:train"),
     ("train-all --quick --out {a_file}/r", ["a_file", "is a file"], "carioca_experiments.training.train_all:train"),
+    # a Ray address where nothing answers (port 9 on the loopback): refused before experiment.json
+    ("train-all --quick --out {run} --backend ray --address 127.0.0.1:9", ["nothing answers", "127.0.0.1:9"],
+     "carioca_experiments.training.train_all:train"),
+    ("train-all --quick --out {folder}/fresh --backend ray --address 127.0.0.1:9", ["nothing answers"],
+     "carioca_experiments.training.train_all:train"),
+    ("train-all --quick --pipeline imitate --out {folder}/fresh --backend ray --address 127.0.0.1:9",
+     ["nothing answers"], "carioca_experiments.training.learned_set:run_pipeline"),
     ("train-all --quick --pipeline imitate --out {run} --ship oops", ["--ship 'oops'", "NAME=TARGET/PLAYERS"],
      "carioca_experiments.training.learned_set:run_pipeline"),
     ("train-all --quick --pipeline imitate --contracts 1 --out {run} --ship contract2=contract2/2/imitate",

@@ -520,3 +520,20 @@ def test_carioca_serve_binds_loopback_by_default(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=10)
     assert "serving" in proc.stderr.read()
+
+
+def test_the_play_form_offers_the_shipped_models_and_one_plays(client: TestClient, folder: Path) -> None:
+    """Every shipped model is a bot of the front page's form, labelled with its table size,
+    and the one chosen plays at a table of that size (from its seat's view, as any bot)."""
+    from carioca_agents.ppo_agent import shipped_models
+
+    front = client.get("/").text
+    for name in shipped_models():
+        assert f'<option value="ppo:{name}" data-players="{4 if name.endswith("-p4") else 2}">' in front, name
+    started = client.post("/api/games", json={"players": 2, "bots": ["ppo:contract1"], "seat": 0, "deals": [1], "seed": 3})
+    assert started.status_code == 200, started.text
+    state = started.json()
+    game = client.get(f"/play/{state['id']}")
+    assert game.status_code == 200
+    refused = client.post("/api/games", json={"players": 3, "bots": ["ppo:contract1"], "seat": 0, "deals": [1], "seed": 3})
+    assert refused.status_code in (400, 422) and "contract1" in refused.text

@@ -10,7 +10,8 @@ Its parts, re-exported here:
 - :mod:`carioca_env.analysis.deficiency`: :func:`analyze`, the exact *deficiency* of a
   hand for a contract (the fewest cards still to draw, jokers included) and its *outs* (the card
   types whose arrival lowers it), checked against brute force over the engine's
-  openings; results are cached per (hand, contract);
+  openings; results are cached per (hand, contract); :func:`deficiency_without` and
+  :func:`deficiency_with` give the deficiency of the hand less or plus one card faster;
 - :mod:`carioca_env.analysis.table_plan`: lay-offs and joker swaps on the table
   (:func:`plan_layoffs`);
 - :mod:`carioca_env.analysis.hand_counts`: the unseen copies of each card, hands with a
@@ -19,7 +20,15 @@ Its parts, re-exported here:
 
 from __future__ import annotations
 
-from carioca_env.analysis.deficiency import WINDOW_MASKS, Analysis, analyze, deficiency, suit_masks
+from carioca_env.analysis.deficiency import (
+    WINDOW_MASKS,
+    Analysis,
+    analyze,
+    deficiency,
+    deficiency_with,
+    deficiency_without,
+    suit_masks,
+)
 from carioca_env.analysis.hand_counts import counts_minus, counts_plus, groups_of, links_of, unseen_counts
 from carioca_env.analysis.table_plan import SimMeld, plan_layoffs, sim_table
 
@@ -31,6 +40,8 @@ __all__ = [
     "counts_minus",
     "counts_plus",
     "deficiency",
+    "deficiency_with",
+    "deficiency_without",
     "groups_of",
     "links_of",
     "plan_layoffs",

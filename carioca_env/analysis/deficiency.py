@@ -40,7 +40,9 @@ Results are cached per (hand, contract).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import islice
+from operator import itemgetter
 
 from carioca_env.cards import JOKER
 from carioca_env.melds import HIGH_ACE, LOW_ACE, position_card
@@ -142,9 +144,7 @@ def analyze(counts: Sequence[int], contract: Contract | tuple[int, int], want_ou
     if hit is not None and (hit.complete or not want_outs):
         return hit
     res = _analyze(key[0], trios, runs, want_outs)
-    if len(_CACHE) > _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[key] = res
+    _remember(key, res)
     return res
 
 
@@ -153,9 +153,117 @@ def deficiency(counts: Sequence[int], contract: Contract | tuple[int, int]) -> i
     return analyze(counts, contract, want_outs=False).deficiency
 
 
-def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool) -> Analysis:
-    total = 3 * trios + 4 * runs
-    jokers = counts[JOKER]
+def _trios_runs(contract: Contract | tuple[int, int]) -> tuple[int, int]:
+    if isinstance(contract, Contract):
+        return contract.trios, contract.runs
+    return contract
+
+
+def _bounded(counts: tuple[int, ...], trios: int, runs: int, floor: int, goal: int) -> int:
+    """Deficiency of ``counts``, known to cover at least ``floor`` and at most ``goal``
+    contract cards: the search starts from ``floor`` (it prunes every branch that cannot
+    beat it) and stops at ``goal``; cached like :func:`analyze`."""
+    key = (counts, trios, runs)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit.deficiency
+    res = _analyze(counts, trios, runs, False, floor=floor, goal=goal)
+    _remember(key, res)
+    return res.deficiency
+
+
+def deficiency_without(counts: Sequence[int], card: int, contract: Contract | tuple[int, int]) -> int:
+    """``deficiency`` of the hand less one ``card`` (which it holds), found faster.
+
+    A card fewer covers at most the same contract cards and at least one fewer (the
+    plan without it), so the search starts from the whole hand's cover less one and
+    stops as soon as it finds the whole hand's cover.  Equal to
+    ``deficiency(counts_minus(counts, card), contract)`` (the tests compare them).
+    """
+    trios, runs = _trios_runs(contract)
+    used = analyze(counts, (trios, runs), want_outs=False).used
+    less = list(counts)
+    less[card] -= 1
+    return _bounded(tuple(less), trios, runs, used - 1, used)
+
+
+def deficiency_with(counts: Sequence[int], card: int, contract: Contract | tuple[int, int]) -> int:
+    """``deficiency`` of the hand plus one ``card``, found faster: it covers at least
+    what the hand covers and at most one more (the search's floor and goal).  Equal to
+    ``deficiency(counts_plus(counts, card), contract)`` (the tests compare them)."""
+    trios, runs = _trios_runs(contract)
+    used = analyze(counts, (trios, runs), want_outs=False).used
+    more = list(counts)
+    more[card] += 1
+    return _bounded(tuple(more), trios, runs, used, min(used + 1, 3 * trios + 4 * runs))
+
+
+def _remember(key: tuple, res: Analysis) -> None:
+    """Keep ``res`` in the cache; when full, the older half goes (a dict keeps insertion
+    order), so a long search keeps the hands it met last rather than starting empty."""
+    if len(_CACHE) >= _CACHE_LIMIT:
+        for old in list(islice(_CACHE, _CACHE_LIMIT // 2)):
+            del _CACHE[old]
+    _CACHE[key] = res
+
+
+#: what :func:`_analyze` reads of a hand before its search: per suit the rank masks held
+#: at least once and at least twice, the naturals per rank (13 counts), and the run
+#: windows that hold a natural as ``(naturals, suit, window mask)``, most naturals first
+#: (ties in suit then window order)
+Prepared = tuple[list[int], list[int], list[int], list[tuple[int, int, int]]]
+
+#: per suit, its 13 counts -> (mask held once, mask held twice, the counts packed 4 bits
+#: a rank, its windows holding a natural as (naturals, window mask)): a hand's four
+#: suits are looked up here instead of walked card by card (suits repeat far more than
+#: hands: across the candidates of a discard, turns, seats and rollouts)
+_SUIT_TABLE: dict[tuple[int, ...], tuple[int, int, int, tuple[tuple[int, int], ...]]] = {}
+#: the packed sum of four suits' counts -> the naturals per rank
+_RANK_TABLE: dict[int, tuple[int, ...]] = {}
+_TABLE_LIMIT = 50_000
+
+
+def _suit_entry(part: tuple[int, ...]) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
+    """:data:`_SUIT_TABLE`'s entry of one suit's 13 counts, computed on a miss."""
+    m1 = m2 = packed = 0
+    for k, n in enumerate(part):
+        if n:
+            m1 |= 1 << k
+            if n > 1:
+                m2 |= 1 << k
+            packed |= n << (4 * k)
+    wins = tuple(((m1 & w).bit_count(), w) for w in WINDOW_MASKS if m1 & w)
+    if len(_SUIT_TABLE) >= _TABLE_LIMIT:
+        _SUIT_TABLE.clear()
+    entry = _SUIT_TABLE[part] = (m1, m2, packed, wins)
+    return entry
+
+
+def _prepare(counts: tuple[int, ...], runs: int) -> Prepared:
+    """:data:`Prepared` of a hand from the per-suit table (the fast path of
+    :func:`_prepare_reference`, which the tests compare it with)."""
+    get = _SUIT_TABLE.get
+    entries = []
+    for base in (0, 13, 26, 39):
+        part = counts[base:base + 13]
+        e = get(part)
+        entries.append(_suit_entry(part) if e is None else e)
+    e0, e1, e2, e3 = entries
+    packed = e0[2] + e1[2] + e2[2] + e3[2]  # at most 8 per rank: no carry between ranks
+    ranks = _RANK_TABLE.get(packed)
+    if ranks is None:
+        if len(_RANK_TABLE) >= _TABLE_LIMIT:
+            _RANK_TABLE.clear()
+        ranks = _RANK_TABLE[packed] = tuple(packed >> (4 * k) & 15 for k in range(13))
+    wins: list[tuple[int, int, int]] = []
+    if runs:
+        wins = [(nat, s, w) for s, e in enumerate(entries) for nat, w in e[3]]
+        wins.sort(key=itemgetter(0), reverse=True)  # stable: ties keep suit then window order
+    return [e0[0], e1[0], e2[0], e3[0]], [e0[1], e1[1], e2[1], e3[1]], list(ranks), wins
+
+
+def _prepare_reference(counts: tuple[int, ...], runs: int) -> Prepared:
+    """:data:`Prepared` of a hand, walked card by card: the slow reference of :func:`_prepare`."""
     c1, c2 = suit_masks(counts)
     rc = [0] * 13
     for s in range(4):
@@ -172,11 +280,25 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool) ->
                     if nat:
                         wins.append((nat, s, w))
         wins.sort(key=lambda x: -x[0])
+    return c1, c2, rc, wins
+
+
+def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
+             prepare: Callable[[tuple[int, ...], int], Prepared] = _prepare, floor: int = -1,
+             goal: int | None = None) -> Analysis:
+    """The analysis of a hand (see the module docstring).  ``floor`` and ``goal`` (for
+    ``want_outs=False`` only) bound the cover from outside: the search prunes what cannot
+    beat ``floor``, known to be reachable, and stops once it reaches ``goal``, known to
+    be the most there is."""
+    total = 3 * trios + 4 * runs
+    jokers = counts[JOKER]
+    c1, c2, rc, wins = prepare(counts, runs)
     # trio naturals upper bound on the whole hand (runs only take cards away)
     trio_ub = _trio_slots(rc, trios)[0] if trios else 0
     nwins = len(wins)
 
-    best = -1
+    best = floor
+    goal = total if goal is None else goal
     outs: set[int] = set()
     usedt: set[int] = set()
     pranks: set[int] = set()
@@ -214,7 +336,7 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool) ->
     def dfs(i: int, rem: int, nat_r: int, jl: int, hungry_r: bool) -> bool:
         # the rest of the runs empty
         leaf(nat_r, jl, rem, hungry_r)
-        if best == total and not strict:
+        if best >= goal and not strict:
             return True
         if rem == 0:
             return False

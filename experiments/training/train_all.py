@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -169,6 +170,7 @@ class TrainAllConfig:
                 raise TrainError(f"--decks must be an integer >= 1, got {self.decks}")
             if self.final_tournament or self.pipeline == "imitate+ppo":
                 self._check_luck(self.players)
+            self._check_backend()
             from carioca_experiments.training import learned_set
 
             learned_set.check(self)  # every --ship and the folders too, before the first model is trained
@@ -197,6 +199,26 @@ class TrainAllConfig:
         if not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale) and self.scale > 0):
             raise TrainError(f"--scale must be a number > 0, got {self.scale!r}")
         self._check_luck(self.players)
+        self._check_backend()
+
+    def _check_backend(self) -> None:
+        """With ``--backend ray``: Ray is installed and something answers at the address
+        (``--address``, else ``RAY_ADDRESS``), checked before the folder is written.
+
+        Raises:
+            TrainError: Ray is missing, or nothing answers at the address.
+        """
+        if self.backend != "ray":
+            return
+        from carioca_experiments.common.ray_cluster import RayUnavailable, check_reachable, import_ray
+
+        try:
+            import_ray()
+            address = self.address or os.environ.get("RAY_ADDRESS")
+            if address:
+                check_reachable(address)
+        except RayUnavailable as exc:
+            raise TrainError(str(exc)) from None
 
     def _check_luck(self, players: tuple[int, ...]) -> None:
         """Refuse ``--luck-correction`` at a player count or contract the shipped value function has no model for."""

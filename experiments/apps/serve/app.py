@@ -151,6 +151,19 @@ def _add_error_handlers(app: FastAPI) -> None:
 # =========================================================================== pages
 
 
+def shipped_bots() -> list[dict[str, Any]]:
+    """The shipped models the play form offers as bots: ``name`` (``ppo:NAME`` plays it)
+    and the table size it was trained for (``players``), read from each model's card."""
+    from carioca_agents.ppo_agent import SHIPPED_DIR, read_card, shipped_models
+
+    out = []
+    for name in shipped_models():
+        card = read_card(SHIPPED_DIR / name / "model.zip")
+        out.append({"name": name, "players": int(card.get("num_players", 2)),
+                    "contract": card.get("contract", "full")})
+    return out
+
+
 def _add_pages(app: FastAPI) -> None:
     def page(request: Request, name: str, **context: Any) -> HTMLResponse:
         return request.app.state.templates.TemplateResponse(request, name, context)
@@ -161,7 +174,7 @@ def _add_pages(app: FastAPI) -> None:
         listing = discovery.scan(web.root, web.games.check_game)
         games = [r for r in listing.records if r["session"]]
         records = [r for r in listing.records if not r["session"]]
-        return page(request, "index.html", listing=listing, records=records, games=games,
+        return page(request, "index.html", listing=listing, records=records, games=games, shipped=shipped_bots(),
                     agents=web.games.allowlist.choices(), folder=str(web.root.root))
 
     @app.get("/view", response_class=HTMLResponse)

@@ -6,6 +6,7 @@ Usage::
     carioca bench --quick            # small sizes, under a minute
     carioca bench --only engine env --repeats 5 --out results/b.json
     carioca bench --profile          # also profile random play and env steps (cProfile)
+    carioca bench --only env reference clone play --baseline /tmp/base   # against another checkout
 
 or from Python: ``run_bench(sections=("engine",), sizes=QUICK, seed=0, repeats=2)``.
 
@@ -35,6 +36,13 @@ Sections (``--only``)
     ``clone``      ``Game.clone()`` against ``copy.deepcopy`` and OpenSpiel's gin_rummy
                    ``state.clone()``, pickling, determinization, heuristic rollouts and
                    the search agent's time per decision (:mod:`.clone`).
+    ``play``       the heuristic (decisions/s), a tournament (deals/s, one worker),
+                   the wrapper with a heuristic opponent (steps/s) and search
+                   (decisions/s at a fixed budget), each repetition in a fresh
+                   process; with ``--baseline CHECKOUT`` the same workloads under
+                   another commit's code, interleaved, for the ratios
+                   ``*/baseline`` and a check that both made the same moves
+                   (:mod:`.play`, :mod:`.workloads`).
     ``ppo``        MaskablePPO training steps per second on ``CariocaSingleAgentEnv``
                    with the library defaults and with :data:`TRAIN_SETTINGS`, the same on a
                    synthetic environment of identical spaces that costs nothing, and with

@@ -11,6 +11,7 @@ from pathlib import Path
 from carioca_env.records import write_atomic
 from carioca_experiments.common.argtypes import check_writable_file, int_at_least, real_at_least
 from carioca_experiments.evaluation.bench.config import FULL, QUICK, SECTIONS, Sizes
+from carioca_experiments.evaluation.bench.play import check_baseline
 from carioca_experiments.evaluation.bench.presentation import report
 from carioca_experiments.evaluation.bench.runner import run_bench
 
@@ -32,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile engine random play and env steps and print the top costs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="CHECKOUT",
+                        help="a checkout of another commit (e.g. git worktree add /tmp/base dbb015d) that the "
+                             "play section also times, each repetition in a fresh process, for the ratios "
+                             "play.*/baseline")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class BenchConfig:
         out: the JSON result file.
         profile: also cProfile random play and env steps and print the top costs.
         progress: show a progress bar.
+        baseline: the checkout the ``play`` section compares with (``--baseline``), or None.
     """
 
     sections: tuple[str, ...]
@@ -55,6 +61,7 @@ class BenchConfig:
     out: Path
     profile: bool = False
     progress: bool = True
+    baseline: Path | None = None
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
@@ -62,6 +69,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 
     Raises:
         OSError: ``--out`` is a folder or cannot be written (the command line exits 2).
+        ValueError: ``--baseline`` is not a checkout of this project.
     """
     sizes = QUICK if args.quick else FULL
     if args.full_game_seconds is not None:
@@ -70,8 +78,10 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
     chosen = tuple(args.only) if args.only else SECTIONS
     out = args.out or Path("results") / f"bench-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     check_writable_file(out, "--out")
+    baseline = None if args.baseline is None else check_baseline(args.baseline)
     return BenchConfig(sections=tuple(s for s in SECTIONS if s in chosen), sizes=sizes, seed=args.seed,
-                       repeats=repeats, out=out, profile=args.profile, progress=not args.no_progress)
+                       repeats=repeats, out=out, profile=args.profile, progress=not args.no_progress,
+                       baseline=baseline)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 def run_bench_command(config: BenchConfig) -> int:
     """Run the benchmark, print the table and write the JSON file; 1 if a measurement failed."""
     doc = run_bench(config.sections, config.sizes, config.seed, config.repeats,
-                    progress=config.progress, profile=config.profile)
+                    progress=config.progress, profile=config.profile, baseline=config.baseline)
     report(doc)
     write_atomic(config.out, json.dumps(doc, indent=1, default=str) + "\n")
     print(f"Results written to {config.out}")

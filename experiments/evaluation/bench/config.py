@@ -13,7 +13,7 @@ from typing import Any
 from carioca_experiments.training.train import DEFAULT_N_ENVS, DEFAULT_VEC
 from carioca_experiments.training.train import TRAIN_SETTINGS as _TRAIN
 
-SECTIONS = ("engine", "env", "masks", "reference", "clone", "ppo")
+SECTIONS = ("engine", "env", "masks", "reference", "clone", "ppo", "play")
 
 #: Training settings of the ``ppo`` section (compared with MaskablePPO's defaults): the
 #: project's own, :data:`carioca_experiments.training.train.TRAIN_SETTINGS` with the way ``carioca train``
@@ -85,6 +85,11 @@ class Sizes:
     clone_calls: int = 20  # timed calls per state and repetition
     clone_search_decisions: int = 14  # states the search agent decides at (measured once)
     clone_search_sims: int | None = None  # its budget (None: the agent's default)
+    play_heuristic_decisions: int = 4_000  # play section: heuristic decisions per repetition
+    play_tournament_decks: int = 3  # decks per contract of the tournament (2 lineups each)
+    play_wrapper_steps: int = 3_000  # wrapper learner steps, heuristic opponent
+    play_search_states: int = 8  # states the search agent decides at
+    play_search_sims: int = 16  # its budget
 
 
 FULL = Sizes()
@@ -105,6 +110,11 @@ QUICK = Sizes(
     clone_states_per_contract=2,
     clone_calls=10,
     clone_search_decisions=4,
+    play_heuristic_decisions=1_000,
+    play_tournament_decks=1,
+    play_wrapper_steps=800,
+    play_search_states=3,
+    play_search_sims=8,
 )
 
 

@@ -14,13 +14,14 @@ from carioca_experiments.evaluation.bench.config import PPO_ENV, Sizes
 from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
-def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
+def _env_unit(n: int, sizes: Sizes, seed: int, floor: bool = False) -> Unit:
     import numpy as np
 
     from carioca_env import carioca_v0
+    from carioca_experiments.evaluation.bench.floor import floor_env
 
     def fn(rep: int) -> Sample:
-        env = carioca_v0.env(num_players=n, max_turns=sizes.env_max_turns)
+        env = floor_env(n) if floor else carioca_v0.env(num_players=n, max_turns=sizes.env_max_turns)
         rng = np.random.default_rng(derive_seed(BENCH, seed, "env", n, rep))
         env.reset(seed=derive_seed(BENCH, seed, "env-reset", n, rep))
         steps = resets = 0
@@ -38,6 +39,9 @@ def _env_unit(n: int, sizes: Sizes, seed: int) -> Unit:
         env.close()
         return Sample(steps / dt, {"steps": steps, "seconds": dt, "resets": resets})
 
+    if floor:
+        return Unit("env", f"env.floor.p{n}", f"AEC steps/s {n}p, floor env (no game work)", "/s", fn,
+                    note="the same loop over carioca_experiments.evaluation.bench.floor.FloorEnv: same spaces, constant obs and mask")
     return Unit(
         "env",
         f"env.aec.p{n}",
@@ -80,5 +84,9 @@ def _wrapper_unit(sizes: Sizes, seed: int) -> Unit:
 
 
 def env_units(sizes: Sizes, seed: int) -> list[Unit]:
-    """AEC steps/s per player count in ``sizes.env_players``, then the single-agent wrapper."""
-    return [_env_unit(n, sizes, seed) for n in sizes.env_players] + [_wrapper_unit(sizes, seed)]
+    """AEC steps/s per player count in ``sizes.env_players``, the floor env at 2 players
+    (:mod:`carioca_experiments.evaluation.bench.floor`), then the single-agent wrapper."""
+    units = [_env_unit(n, sizes, seed) for n in sizes.env_players]
+    if 2 in sizes.env_players:
+        units.append(_env_unit(2, sizes, seed, floor=True))
+    return units + [_wrapper_unit(sizes, seed)]

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from carioca_experiments.evaluation.bench.clone import clone_units
@@ -20,6 +21,7 @@ from carioca_experiments.evaluation.bench.engine import engine_units
 from carioca_experiments.evaluation.bench.env import env_units
 from carioca_experiments.evaluation.bench.machine import machine_info
 from carioca_experiments.evaluation.bench.masks import mask_units
+from carioca_experiments.evaluation.bench.play import play_units, same_choices
 from carioca_experiments.evaluation.bench.ppo import ppo_units
 from carioca_experiments.evaluation.bench.profiling import profile_hotspots
 from carioca_experiments.evaluation.bench.reference import reference_units
@@ -30,8 +32,10 @@ FORMAT = "carioca-bench"
 VERSION = 1
 
 
-def build_units(sections: Sequence[str], sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
-    """The units of ``sections`` in order; a section whose imports fail is skipped with a message."""
+def build_units(sections: Sequence[str], sizes: Sizes, seed: int, messages: list[str],
+                baseline: Path | None = None) -> list[Unit]:
+    """The units of ``sections`` in order; a section whose imports fail is skipped with a
+    message.  ``baseline``: the checkout the ``play`` section compares with."""
     units: list[Unit] = []
     for section in sections:
         try:
@@ -47,6 +51,8 @@ def build_units(sections: Sequence[str], sizes: Sizes, seed: int, messages: list
                 units += clone_units(sizes, seed, messages)
             elif section == "ppo":
                 units += ppo_units(sizes, seed)
+            elif section == "play":  # experiments/evaluation/bench/play.py: against a baseline checkout
+                units += play_units(sizes, seed, baseline, messages)
             else:
                 raise ValueError(f"unknown section {section!r} (choose from {', '.join(SECTIONS)})")
         except ImportError as exc:
@@ -61,12 +67,14 @@ def run_bench(
     repeats: int = 3,
     progress: bool = True,
     profile: bool = False,
+    baseline: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the measurements and return the result document (see the module docstring)."""
+    """Run the measurements and return the result document (see the module docstring);
+    ``baseline`` is the checkout the ``play`` section also times."""
     messages: list[str] = []
     started = time.time()
     machine = machine_info()
-    units = build_units(sections, sizes, seed, messages)
+    units = build_units(sections, sizes, seed, messages, baseline)
     reps = {u.key: (1 if u.once else min(repeats, u.max_repeats or repeats)) for u in units}
     samples: dict[str, list[Sample]] = {u.key: [] for u in units}
     errors: list[dict[str, str]] = []
@@ -136,6 +144,8 @@ def run_bench(
         "machine": machine,
         "metrics": metrics,
         "ratios": compute_ratios(metrics, sizes),
+        "baseline": None if baseline is None else str(baseline),
+        "same_choices": same_choices(metrics),
         "messages": messages,
         "errors": errors,
     }

@@ -14,6 +14,7 @@ from typing import Any
 
 from carioca_experiments.evaluation.bench.clone import CLONE_RATIOS
 from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.play import PLAY_WORKLOADS
 
 
 def summarize(values: Sequence[float | None]) -> dict[str, Any]:
@@ -41,8 +42,11 @@ def _ratio_specs(sizes: Sizes) -> list[tuple[str, str, str, str]]:
         specs += [
             ("env.p2/rlcard", "env.aec.p2", "ref.rlcard.steps", "RLCard env.step"),
             ("env.p2/openspiel_obs", "env.aec.p2", "ref.openspiel.decisions_obs", "OpenSpiel +obs tensor"),
+            ("env.p2/floor", "env.aec.p2", "env.floor.p2", "floor env (no game work)"),
         ]
     specs += CLONE_RATIOS
+    specs += [(f"{key.removeprefix('play.')}/baseline", key, f"{key}.baseline", "baseline checkout")
+              for _, key, _, _ in PLAY_WORKLOADS]
     specs += [
         ("ppo.settings/defaults", "ppo.real.settings", "ppo.real.defaults", "defaults"),
         ("ppo.settings/defaults_1thread", "ppo.real.settings", "ppo.real.defaults_1thread", "defaults+1 thread"),

@@ -1,0 +1,248 @@
+"""Issue 42's fast paths against their slow references, on every step of many games.
+
+- the env's observation (``GameEncoder``, written through an ``array.array``) and mask:
+  byte for byte those of ``encode_observation`` of the seat's view and of
+  ``ActionTable.legal_mask(game.legal_moves())``, at every step of hypothesis games
+  driven through action ids (openings chosen meld by meld included);
+- the hand analysis: ``_prepare`` (per-suit tables) equals ``_prepare_reference`` (a
+  walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
+  reference, and ``deficiency_without`` / ``deficiency_with`` (bounded searches) equal the
+  deficiency of the hand less / plus the card, on every hand the heuristic meets;
+- the heuristic: the same seeds give the same moves with the fast paths and with every
+  one of them replaced by its reference (no cache, no tables, no bounds);
+- ``Game.clone`` (the generator shared copy-on-use): a clone and a ``copy.deepcopy``
+  taken at the same moment stay equal under the same play, and so does the original.
+
+How each test was seen to fail with its fast path broken on purpose is in
+``docs/results/2026-12-07-speed.md``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from carioca_env import Game, GameConfig  # noqa: E402
+from carioca_env.action_state import CariocaState  # noqa: E402
+from carioca_env.analysis import counts_minus, counts_plus, deficiency  # noqa: E402
+from carioca_env.observation import encode_observation  # noqa: E402
+
+from random_play import BiasedPolicy  # noqa: E402
+
+_deficiency_module = sys.modules["carioca_env.analysis.deficiency"]
+
+
+def _game_state(game: Game, rng: bool = True) -> dict:
+    """Everything a game holds, comparable with == (the generator by its state, unless
+    ``rng`` is false: reading it ends its sharing, see ``Game.rng``)."""
+    d = {k: v for k, v in game.__dict__.items()
+         if k not in ("rng", "_rng_shared", "table", "_snapshot", "_snapshot_version", "_table_moves_cache")}
+    if rng:
+        d["rng"] = game.rng.getstate()
+    d["table"] = [[(m.kind, m.key, m.lo, list(m.cards), m.owner) for m in melds] for melds in game.table]
+    return d
+
+
+# ---------------------------------------------------------------- observation and mask
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), p_look=st.sampled_from([0.2, 1.0]),
+       deals=st.sampled_from([(1, 2, 3, 4, 5, 6, 7), (3, 7), (1, 4)]))
+def test_observations_and_masks_are_byte_identical_to_the_references(
+        seed: int, n: int, p_look: float, deals: tuple[int, ...]) -> None:
+    """Driven through action ids as the env is (biased towards openings, lay-offs and
+    swaps, or random): before every step the actor's mask is the bytes of
+    ``legal_mask(legal_moves())``, and each seat that looks sees the bytes of
+    ``encode_observation`` of its view (the actor with the opening melds chosen so far)."""
+    state = CariocaState(Game(GameConfig(n, deals), seed=seed))
+    table = state.table
+    rng = random.Random(seed)
+    policy = BiasedPolicy(random.Random(seed + 1), joker_runs=True)
+    biased = rng.random() < 0.7
+    for _ in range(700):
+        game = state.game
+        if game.game_over:
+            break
+        actor = game.current_player
+        mask = state.mask()
+        reference = table.legal_mask(game.legal_moves(), actor, state.pending)
+        assert mask.dtype == reference.dtype and mask.tobytes() == reference.tobytes(), len(game.moves)
+        for seat in range(n):
+            if seat == actor or rng.random() < p_look:
+                pending = state.pending if seat == actor else ()
+                fast = state.observe(seat)
+                slow = encode_observation(game.view(seat), pending)
+                assert fast.dtype == slow.dtype and fast.tobytes() == slow.tobytes(), (len(game.moves), seat)
+        if state.pending:
+            action = int(rng.choice(np.flatnonzero(mask)))
+        else:
+            move = policy.choose(game) if biased else rng.choice(game.legal_moves())
+            action = table.move_actions(move, actor)[0]
+        state.step(action)
+
+
+# ---------------------------------------------------------------- the hand analysis
+
+
+def _heuristic_hands(seed: int, n: int, deals: tuple[int, ...], decisions: int) -> Iterator[tuple[tuple[int, ...], object]]:
+    """Every (hand counts, contract) a heuristic table holds at its decisions."""
+    from carioca_agents.heuristic import HeuristicAgent
+
+    game = Game(GameConfig(n, deals), seed=seed)
+    agents = [HeuristicAgent(seed + s) for s in range(n)]
+    for _ in range(decisions):
+        if game.game_over:
+            break
+        s = game.current
+        yield tuple(game.hands[s]), game.contract
+        game.apply(agents[s].act(game.view(s), game.legal_moves()))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), deal=st.integers(1, 7))
+def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: int, deal: int) -> None:
+    """On every hand of a heuristic game: the per-suit preparation equals the walk over
+    the cards; the cached analysis equals an uncached one through the reference
+    (deficiency, outs, used types, plans); the bounded searches equal the deficiency
+    of the hand less and plus each card."""
+    d = _deficiency_module
+    for counts, contract in _heuristic_hands(seed, n, (deal,), 160):
+        for runs in (0, contract.runs):
+            assert d._prepare(counts, runs) == d._prepare_reference(counts, runs)
+        fast = d.analyze(counts, contract)
+        slow = d._analyze(counts, contract.trios, contract.runs, True, prepare=d._prepare_reference)
+        assert (fast.deficiency, fast.used, fast.outs, fast.used_types, fast.plan_ranks, fast.plan_windows) == (
+            slow.deficiency, slow.used, slow.outs, slow.used_types, slow.plan_ranks, slow.plan_windows)
+        plain = d._analyze(counts, contract.trios, contract.runs, False, prepare=d._prepare_reference).deficiency
+        assert plain == fast.deficiency
+        for card in range(53):
+            if counts[card]:
+                less = counts_minus(counts, card)
+                expect = d._analyze(less, contract.trios, contract.runs, False, prepare=d._prepare_reference)
+                assert d.deficiency_without(counts, card, contract) == expect.deficiency, (counts, card)
+            if counts[card] < (4 if card == 52 else 2):
+                more = counts_plus(counts, card)
+                expect = d._analyze(more, contract.trios, contract.runs, False, prepare=d._prepare_reference)
+                assert d.deficiency_with(counts, card, contract) == expect.deficiency, (counts, card)
+
+
+def test_bounded_deficiencies_agree_with_deficiency_on_planted_hands() -> None:
+    """Hands planted near each contract (trios, runs with gaps, jokers), where the bounds
+    matter most: one card less or more changes the deficiency or not."""
+    d = _deficiency_module
+    rng = random.Random(42)
+    for _ in range(300):
+        counts = [0] * 53
+        for _ in range(rng.randint(3, 6)):
+            if rng.random() < 0.5:
+                rank = rng.randrange(13)
+                for s in rng.sample(range(4), 3):
+                    counts[s * 13 + rank] = min(2, counts[s * 13 + rank] + 1)
+            else:
+                s, lo = rng.randrange(4), rng.randrange(10)
+                for k in range(lo, lo + rng.randint(3, 4)):
+                    counts[s * 13 + k] = min(2, counts[s * 13 + k] + 1)
+        counts[52] = rng.choice((0, 0, 1, 2))
+        hand = tuple(counts)
+        for contract in ((2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)):
+            for card in range(53):
+                if hand[card]:
+                    assert d.deficiency_without(hand, card, contract) == deficiency(counts_minus(hand, card), contract)
+                if hand[card] < (4 if card == 52 else 2):
+                    assert d.deficiency_with(hand, card, contract) == deficiency(counts_plus(hand, card), contract)
+
+
+@contextmanager
+def _reference_analysis() -> Iterator[None]:
+    """The heuristic with every analysis fast path replaced by its reference: no cache
+    (each call analyses afresh), the walk over the cards, no bounded search."""
+    import carioca_agents.heuristic as heuristic
+
+    d = _deficiency_module
+    saved = (d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without)
+
+    def analyze(counts, contract, want_outs=True):  # type: ignore[no-untyped-def]
+        trios, runs = d._trios_runs(contract)
+        return d._analyze(tuple(counts), trios, runs, want_outs, prepare=d._prepare_reference)
+
+    heuristic.analyze = analyze
+    heuristic.deficiency_with = lambda counts, card, contract: analyze(counts_plus(counts, card), contract, False).deficiency
+    heuristic.deficiency_without = lambda counts, card, contract: analyze(counts_minus(counts, card), contract,
+                                                                          False).deficiency
+    try:
+        yield
+    finally:
+        d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without = saved
+
+
+def _heuristic_moves(seed: int, n: int, deals: tuple[int, ...], decisions: int) -> list:
+    from carioca_agents.heuristic import HeuristicAgent
+
+    game = Game(GameConfig(n, deals), seed=seed)
+    agents = [HeuristicAgent(seed + s) for s in range(n)]
+    moves = []
+    for _ in range(decisions):
+        if game.game_over:
+            break
+        s = game.current
+        move = agents[s].act(game.view(s), game.legal_moves())
+        moves.append(move)
+        game.apply(move)
+    return moves
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4),
+       deals=st.sampled_from([(1, 2, 3, 4, 5, 6, 7), (1,), (3,), (5,), (7,)]))
+def test_the_heuristic_makes_the_same_moves_with_the_reference_analysis(
+        seed: int, n: int, deals: tuple[int, ...]) -> None:
+    """Same seed, same moves, with the fast paths and with their references (the
+    comparison is at every move: the lists are the whole games)."""
+    fast = _heuristic_moves(seed, n, deals, 600)
+    with _reference_analysis():
+        slow = _heuristic_moves(seed, n, deals, 600)
+    assert fast == slow
+
+
+# ---------------------------------------------------------------- clone
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), before=st.integers(0, 500), short=st.booleans())
+def test_clones_are_indistinguishable_from_deep_copies_under_play(seed: int, n: int, before: int, short: bool) -> None:
+    """A clone and a deepcopy taken at the same moment, then the original too, play the
+    same random moves: after every move the clone equals the deepcopy and the original
+    equals a second deepcopy (the generator is shared copy-on-use: deals and recycled
+    stocks, which draw from it, happen in these games)."""
+    deals = (1, 7) if short else (1, 2, 3, 4, 5, 6, 7)
+    game = Game(GameConfig(n, deals), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(before):
+        if game.game_over:
+            break
+        game.apply_unchecked(rng.choice(game.legal_moves()))
+    clone, deep, twin = game.clone(), copy.deepcopy(game), copy.deepcopy(game)
+    for a, b in ((clone, deep), (game, twin)):
+        play = random.Random(seed + 1)
+        for _ in range(900):
+            if a.game_over:
+                break
+            moves = a.legal_moves()
+            assert moves == b.legal_moves()
+            move = play.choice(moves)
+            a.apply_unchecked(move)
+            b.apply_unchecked(move)
+            # the generator unread: a shared one stays shared until a shuffle reads it
+            assert _game_state(a, rng=False) == _game_state(b, rng=False)
+        assert _game_state(a) == _game_state(b)
