@@ -143,7 +143,14 @@ def analyze(counts: Sequence[int], contract: Contract | tuple[int, int], want_ou
     hit = _CACHE.get(key)
     if hit is not None and (hit.complete or not want_outs):
         return hit
-    res = _analyze(key[0], trios, runs, want_outs)
+    if want_outs:
+        # the outs search, told the exact cover first (cached, or a plain search, which
+        # prunes ties): it visits the same optimal plans as from nothing, but never
+        # works out the outs of a plan a better one then replaces
+        cover = hit.used if hit is not None else _analyze(key[0], trios, runs, False).used
+        res = _analyze(key[0], trios, runs, True, floor=cover)
+    else:
+        res = _analyze(key[0], trios, runs, False)
     _remember(key, res)
     return res
 
@@ -289,7 +296,9 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
     """The analysis of a hand (see the module docstring).  ``floor`` and ``goal`` (for
     ``want_outs=False`` only) bound the cover from outside: the search prunes what cannot
     beat ``floor``, known to be reachable, and stops once it reaches ``goal``, known to
-    be the most there is."""
+    be the most there is.  With ``want_outs``, ``floor`` may only be the hand's exact
+    cover (the outs are those of the plans reaching it): the search then visits the
+    same optimal plans as from ``-1``, and no plan that a better one replaces."""
     total = 3 * trios + 4 * runs
     jokers = counts[JOKER]
     c1, c2, rc, wins = prepare(counts, runs)
