@@ -343,13 +343,17 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
                 pwins.add((s, _WINDOW_LO[w]))
 
     def dfs(i: int, rem: int, nat_r: int, jl: int, hungry_r: bool) -> bool:
-        # the rest of the runs empty
-        leaf(nat_r, jl, rem, hungry_r)
-        if best >= goal and not strict:
-            return True
+        # what this node and below can cover at most: the runs' naturals so far, the
+        # jokers placed, one joker a meld left, the trios' naturals on the whole hand
+        base = nat_r + (jokers - jl) + trio_ub + (jl if jl < rem + trios else rem + trios)
+        # the rest of the runs empty (it covers at most ``base``: skipped when that
+        # cannot reach the best, or tie it when ties are wanted)
+        if base > best or (base == best and strict):
+            leaf(nat_r, jl, rem, hungry_r)
+            if best >= goal and not strict:
+                return True
         if rem == 0:
             return False
-        base = nat_r + (jokers - jl) + trio_ub + (jl if jl < rem + trios else rem + trios)
         for j in range(i, nwins):
             top, s, w = wins[j]
             ub = base + rem * top
@@ -360,6 +364,11 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
             m1 = c1[s]
             full = m1 & w
             if not full:
+                continue
+            # this window as it is now (earlier runs may have taken its cards), the
+            # later runs at most ``top`` each (the windows are sorted)
+            ub = base + full.bit_count() + (rem - 1) * top
+            if ub < best or (ub == best and not strict):
                 continue
             m2 = c2[s]
             # an incomplete run takes a joker while one is left (never worse); a
