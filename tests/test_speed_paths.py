@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from carioca_env import Game, GameConfig  # noqa: E402
 from carioca_env.action_state import CariocaState  # noqa: E402
-from carioca_env.analysis import counts_minus, counts_plus, deficiency  # noqa: E402
+from carioca_env.analysis import counts_minus, counts_plus  # noqa: E402
 from carioca_env.observation import encode_observation  # noqa: E402
 
 from random_play import BiasedPolicy  # noqa: E402
@@ -269,7 +269,6 @@ def test_the_closed_discards_lowest_costs_equal_the_reference(seed: int, n: int,
     and order of ``_closed_costs`` (every candidate searched) among those tied for the
     lowest, which is all ``act`` reads of them."""
     from carioca_agents.heuristic import make_heuristic
-
     from carioca_env import MoveKind
     from carioca_env.analysis import unseen_counts
 
@@ -297,7 +296,6 @@ def test_the_closed_discards_lowest_costs_equal_the_reference_on_planted_hands()
     """The same on hands planted near every contract (the seat to discard given one, the
     rest of the table as dealt), where many candidates tie on the deficiency."""
     from carioca_agents.heuristic import make_heuristic
-
     from carioca_env import Phase
     from carioca_env.analysis import unseen_counts
 
