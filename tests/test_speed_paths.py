@@ -8,6 +8,11 @@
   walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
   reference, and ``deficiency_without`` / ``deficiency_with`` (bounded searches) equal the
   deficiency of the hand less / plus the card, on every hand the heuristic meets;
+- the analysis with outs (a plain search first, the search's pruning-only bounds)
+  equals ``_analyze(..., tight=False)`` from nothing;
+- the heuristic's closed discard: ``_closed_best`` (candidates bounded before any
+  search) ties the same candidates at the same costs, in the same order, as
+  ``_closed_costs`` (every candidate searched);
 - the heuristic: the same seeds give the same moves with the fast paths and with every
   one of them replaced by its reference (no cache, no tables, no bounds);
 - ``Game.clone`` (the generator shared copy-on-use): a clone and a ``copy.deepcopy``
