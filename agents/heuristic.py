@@ -37,6 +37,7 @@ Everything comes from the PlayerView; ties are broken by the agent's seeded gene
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from carioca_agents.base import SeededAgent, forced_draw
@@ -408,7 +409,7 @@ class HeuristicAgent(SeededAgent, Explaining):
         discards = [m for m in legal if m.kind is MoveKind.DISCARD]
         if len(discards) == 1:
             return discards[0]
-        scored = self._closed_costs(view, view.hand_counts, unseen_counts(view))
+        scored = self._closed_best(view, view.hand_counts, unseen_counts(view))
         by_card = {m.card: m for m in discards}
         return self._pick_min([(cost, by_card[c]) for cost, c in scored])
 
@@ -428,7 +429,87 @@ class HeuristicAgent(SeededAgent, Explaining):
     ) -> list[tuple[float, int]]:
         """Cost of the hand left by each discard candidate of ``counts`` (before opening);
         outs are computed only for the candidates that can still win.  The others are
-        left out, or with ``bounds`` listed at the lower bound that ruled them out."""
+        left out, or with ``bounds`` listed at the lower bound that ruled them out.
+
+        Every candidate the plan uses gets its deficiency: the explanations, the search's
+        ranked candidates and the ``advice`` piece read these lists.  :meth:`act` needs
+        only the lowest costs: :meth:`_closed_best` gives them with less work, and the
+        tests compare the two."""
+        p = self.p
+        contract = view.contract
+        whole, out_term, out_floor, scored, pending = self._closed_terms(view, counts, unseen)
+        rest = []
+        for other, c in pending:
+            # the deficiency of counts_minus(counts, c), searched between whole's and one more
+            d = deficiency_without(counts, c, contract)
+            rest.append((p["w_def"] * d + other, d, c))
+        # outs are computed only where they can change the choice
+        rest.sort(key=lambda x: x[0])
+        best = min((s for s, _ in scored), default=float("inf"))
+        for i, (base, _, c) in enumerate(rest):
+            if base + out_floor > best + 1e-9:
+                if bounds:  # ruled out, and every later one too (sorted; best only falls)
+                    scored += [(b + out_floor, x) for b, _, x in rest[i:]]
+                break
+            a = analyze(counts_minus(counts, c), contract)
+            cost = base + out_term(a.outs)
+            scored.append((cost, c))
+            if cost < best:
+                best = cost
+        return scored
+
+    def _closed_best(self, view: PlayerView, counts: Sequence[int], unseen: list[int]) -> list[tuple[float, int]]:
+        """The fast path of :meth:`_closed_costs` for :meth:`act`: the same costs of every
+        candidate within ``1e-9`` of the lowest, in the same order (so :meth:`_pick_min`
+        ties them and draws from the generator alike); candidates that cannot come that
+        close may be left out.
+
+        :meth:`_closed_costs` searches the deficiency of every candidate the plan uses
+        (about nine a decision, most of the heuristic's time on hands not seen before).
+        Here each candidate is first bounded from below without a search: its hand
+        misses at least the whole hand's cards, and if no more, its outs are among the
+        whole hand's (a card ``x`` that completes one more contract card of the smaller
+        hand does so in the whole hand too: its outs term is at least the whole hand's);
+        if one more, its outs term is at least ``out_floor``.  Taken cheapest bound
+        first, the work stops at the first bound above the lowest cost found so far
+        (which only falls).  A candidate left out costs more than the lowest cost, so it
+        is never tied with it; the candidates kept are ordered as :meth:`_closed_costs`
+        orders them (by deficiency and other terms, then card)."""
+        p = self.p
+        contract = view.contract
+        whole, out_term, out_floor, scored, pending = self._closed_terms(view, counts, unseen)
+        w_def, missing = p["w_def"], whole.deficiency
+        whole_out = out_term(whole.outs)
+        # the outs term's bound at the whole hand's deficiency and at one more
+        bound_same, bound_more = whole_out, out_floor
+        floor = min(w_def * missing + bound_same, w_def * (missing + 1) + bound_more)
+        best = min((s for s, _ in scored), default=float("inf"))
+        pending.sort(key=itemgetter(0))  # stable: card order among equal terms
+        rest = []
+        for other, c in pending:
+            # 2e-9: a bound summed in another order may round a hair above the cost
+            if floor + other > best + 2e-9:
+                break  # and every later one (sorted; best only falls)
+            d = deficiency_without(counts, c, contract)
+            base = w_def * d + other
+            if base + (bound_same if d == missing else bound_more) > best + 2e-9:
+                continue
+            a = analyze(counts_minus(counts, c), contract)
+            cost = base + out_term(a.outs)
+            rest.append((base, c, cost))
+            if cost < best:
+                best = cost
+        # _closed_costs's order: by base, then card (pending was in card order)
+        rest.sort(key=itemgetter(0, 1))
+        return scored + [(cost, c) for _, c, cost in rest]
+
+    def _closed_terms(
+        self, view: PlayerView, counts: Sequence[int], unseen: list[int],
+    ) -> tuple[Any, Callable[[frozenset[int]], float], float, list[tuple[float, int]], list[tuple[float, int]]]:
+        """What :meth:`_closed_costs` and :meth:`_closed_best` share: the whole hand's
+        analysis, the outs term and its floor, the exact ``(cost, card)`` of the
+        candidates no optimal plan uses (in card order), and ``(other terms, card)`` of
+        the others (in card order): everything but their deficiency and outs."""
         p = self.p
         contract = view.contract
         table = sim_table(view)
@@ -455,7 +536,7 @@ class HeuristicAgent(SeededAgent, Explaining):
             if not p.get("ext_runs", 1.0):
                 ext = frozenset(x for x in ext if x == JOKER or rank_of(x) in whole.plan_ranks)
             later |= ext
-        rest = []
+        pending: list[tuple[float, int]] = []
         scored: list[tuple[float, int]] = []
         for c in range(len(counts)):
             if not counts[c]:
@@ -468,23 +549,8 @@ class HeuristicAgent(SeededAgent, Explaining):
                 # no optimal plan uses it: deficiency and outs stay those of the hand
                 scored.append((p["w_def"] * whole.deficiency + whole_out + other, c))
                 continue
-            # the deficiency of counts_minus(counts, c), searched between whole's and one more
-            d = deficiency_without(counts, c, contract)
-            rest.append((p["w_def"] * d + other, d, c))
-        # outs are computed only where they can change the choice
-        rest.sort(key=lambda x: x[0])
-        best = min((s for s, _ in scored), default=float("inf"))
-        for i, (base, _, c) in enumerate(rest):
-            if base + out_floor > best + 1e-9:
-                if bounds:  # ruled out, and every later one too (sorted; best only falls)
-                    scored += [(b + out_floor, x) for b, _, x in rest[i:]]
-                break
-            a = analyze(counts_minus(counts, c), contract)
-            cost = base + out_term(a.outs)
-            scored.append((cost, c))
-            if cost < best:
-                best = cost
-        return scored
+            pending.append((other, c))
+        return whole, out_term, out_floor, scored, pending
 
     def _feed_cost(
         self, c: int, table: list[SimMeld], nxt_open: bool, picked: Sequence[int],

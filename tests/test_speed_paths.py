@@ -8,6 +8,11 @@
   walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
   reference, and ``deficiency_without`` / ``deficiency_with`` (bounded searches) equal the
   deficiency of the hand less / plus the card, on every hand the heuristic meets;
+- the analysis with outs (a plain search first, the search's pruning-only bounds)
+  equals ``_analyze(..., tight=False)`` from nothing;
+- the heuristic's closed discard: ``_closed_best`` (candidates bounded before any
+  search) ties the same candidates at the same costs, in the same order, as
+  ``_closed_costs`` (every candidate searched);
 - the heuristic: the same seeds give the same moves with the fast paths and with every
   one of them replaced by its reference (no cache, no tables, no bounds);
 - ``Game.clone`` (the generator shared copy-on-use): a clone and a ``copy.deepcopy``
@@ -34,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from carioca_env import Game, GameConfig  # noqa: E402
 from carioca_env.action_state import CariocaState  # noqa: E402
-from carioca_env.analysis import counts_minus, counts_plus, deficiency  # noqa: E402
+from carioca_env.analysis import counts_minus, counts_plus  # noqa: E402
 from carioca_env.observation import encode_observation  # noqa: E402
 
 from random_play import BiasedPolicy  # noqa: E402
@@ -121,69 +126,108 @@ def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: 
         for runs in (0, contract.runs):
             assert d._prepare(counts, runs) == d._prepare_reference(counts, runs)
         fast = d.analyze(counts, contract)
-        slow = d._analyze(counts, contract.trios, contract.runs, True, prepare=d._prepare_reference)
+        slow = d._analyze(counts, contract.trios, contract.runs, True, prepare=d._prepare_reference, tight=False)
         assert (fast.deficiency, fast.used, fast.outs, fast.used_types, fast.plan_ranks, fast.plan_windows) == (
             slow.deficiency, slow.used, slow.outs, slow.used_types, slow.plan_ranks, slow.plan_windows)
-        plain = d._analyze(counts, contract.trios, contract.runs, False, prepare=d._prepare_reference).deficiency
+        plain = d._analyze(counts, contract.trios, contract.runs, False, prepare=d._prepare_reference,
+                           tight=False).deficiency
         assert plain == fast.deficiency
         for card in range(53):
             if counts[card]:
                 less = counts_minus(counts, card)
-                expect = d._analyze(less, contract.trios, contract.runs, False, prepare=d._prepare_reference)
+                expect = d._analyze(less, contract.trios, contract.runs, True, prepare=d._prepare_reference,
+                                    tight=False)
                 assert d.deficiency_without(counts, card, contract) == expect.deficiency, (counts, card)
+                if expect.deficiency == slow.deficiency:
+                    # the premise of HeuristicAgent._closed_best's bound
+                    assert expect.outs <= slow.outs, (counts, card)
             if counts[card] < (4 if card == 52 else 2):
                 more = counts_plus(counts, card)
-                expect = d._analyze(more, contract.trios, contract.runs, False, prepare=d._prepare_reference)
+                expect = d._analyze(more, contract.trios, contract.runs, False, prepare=d._prepare_reference,
+                                    tight=False)
                 assert d.deficiency_with(counts, card, contract) == expect.deficiency, (counts, card)
+
+
+def _reference(counts: tuple[int, ...], contract: tuple[int, int]):  # type: ignore[no-untyped-def]
+    """The analysis with outs, uncached, through every reference (the walk over the
+    cards, no plain search first, none of the search's pruning-only bounds)."""
+    d = _deficiency_module
+    return d._analyze(counts, contract[0], contract[1], True, prepare=d._prepare_reference, tight=False)
+
+
+def _fields(a) -> tuple:  # type: ignore[no-untyped-def]
+    return a.deficiency, a.used, a.outs, a.used_types, a.plan_ranks, a.plan_windows
+
+
+def _planted_hand(rng: random.Random) -> tuple[int, ...]:
+    """A hand near a contract: a few trios and runs (some with gaps), maybe jokers."""
+    counts = [0] * 53
+    for _ in range(rng.randint(3, 6)):
+        if rng.random() < 0.5:
+            rank = rng.randrange(13)
+            for s in rng.sample(range(4), 3):
+                counts[s * 13 + rank] = min(2, counts[s * 13 + rank] + 1)
+        else:
+            s, lo = rng.randrange(4), rng.randrange(10)
+            for k in range(lo, lo + rng.randint(3, 4)):
+                counts[s * 13 + k] = min(2, counts[s * 13 + k] + 1)
+    counts[52] = rng.choice((0, 0, 1, 2))
+    return tuple(counts)
 
 
 def test_bounded_deficiencies_agree_with_deficiency_on_planted_hands() -> None:
     """Hands planted near each contract (trios, runs with gaps, jokers), where the bounds
-    matter most: one card less or more changes the deficiency or not."""
+    matter most: one card less or more changes the deficiency or not.  The analysis
+    with outs (a plain search first, then the outs search from its cover) equals the
+    reference, and a card less at the same deficiency has no out the hand lacks (what
+    the heuristic's bound stands on)."""
     d = _deficiency_module
     rng = random.Random(42)
     for _ in range(300):
-        counts = [0] * 53
-        for _ in range(rng.randint(3, 6)):
-            if rng.random() < 0.5:
-                rank = rng.randrange(13)
-                for s in rng.sample(range(4), 3):
-                    counts[s * 13 + rank] = min(2, counts[s * 13 + rank] + 1)
-            else:
-                s, lo = rng.randrange(4), rng.randrange(10)
-                for k in range(lo, lo + rng.randint(3, 4)):
-                    counts[s * 13 + k] = min(2, counts[s * 13 + k] + 1)
-        counts[52] = rng.choice((0, 0, 1, 2))
-        hand = tuple(counts)
+        hand = _planted_hand(rng)
         for contract in ((2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)):
+            fast = d.analyze(hand, contract)
+            slow = _reference(hand, contract)
+            assert _fields(fast) == _fields(slow), (hand, contract)
             for card in range(53):
                 if hand[card]:
-                    assert d.deficiency_without(hand, card, contract) == deficiency(counts_minus(hand, card), contract)
+                    less = _reference(counts_minus(hand, card), contract)
+                    assert d.deficiency_without(hand, card, contract) == less.deficiency
+                    if less.deficiency == slow.deficiency:
+                        assert less.outs <= slow.outs, (hand, card, contract)
                 if hand[card] < (4 if card == 52 else 2):
-                    assert d.deficiency_with(hand, card, contract) == deficiency(counts_plus(hand, card), contract)
+                    more = d._analyze(counts_plus(hand, card), *contract, False, prepare=d._prepare_reference, tight=False)
+                    assert d.deficiency_with(hand, card, contract) == more.deficiency
 
 
 @contextmanager
 def _reference_analysis() -> Iterator[None]:
-    """The heuristic with every analysis fast path replaced by its reference: no cache
-    (each call analyses afresh), the walk over the cards, no bounded search."""
+    """The heuristic with every fast path replaced by its reference: no cache (each call
+    analyses afresh), the walk over the cards, no bounded search, no pruning-only bound
+    in the search, no plain search before the outs, and the closed discard costed by
+    :meth:`HeuristicAgent._closed_costs` (every candidate searched) instead of
+    ``_closed_best``."""
     import carioca_agents.heuristic as heuristic
 
     d = _deficiency_module
+    agent = heuristic.HeuristicAgent
     saved = (d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without)
+    saved_best = agent._closed_best
 
     def analyze(counts, contract, want_outs=True):  # type: ignore[no-untyped-def]
         trios, runs = d._trios_runs(contract)
-        return d._analyze(tuple(counts), trios, runs, want_outs, prepare=d._prepare_reference)
+        return d._analyze(tuple(counts), trios, runs, want_outs, prepare=d._prepare_reference, tight=False)
 
     heuristic.analyze = analyze
     heuristic.deficiency_with = lambda counts, card, contract: analyze(counts_plus(counts, card), contract, False).deficiency
     heuristic.deficiency_without = lambda counts, card, contract: analyze(counts_minus(counts, card), contract,
                                                                           False).deficiency
+    agent._closed_best = agent._closed_costs  # type: ignore[method-assign]
     try:
         yield
     finally:
         d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without = saved
+        agent._closed_best = saved_best  # type: ignore[method-assign]
 
 
 def _heuristic_moves(seed: int, n: int, deals: tuple[int, ...], decisions: int) -> list:
@@ -213,6 +257,78 @@ def test_the_heuristic_makes_the_same_moves_with_the_reference_analysis(
     with _reference_analysis():
         slow = _heuristic_moves(seed, n, deals, 600)
     assert fast == slow
+
+
+def _ties(scored: list[tuple[float, int]]) -> list[tuple[float, int]]:
+    """The ``(cost, card)`` that ``_pick_min`` ties (within 1e-9 of the lowest), in order."""
+    low = min(c for c, _ in scored)
+    return [(c, x) for c, x in scored if c <= low + 1e-9]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4), deal=st.integers(1, 7),
+       preset=st.sampled_from(["v1", "tuned"]))
+def test_the_closed_discards_lowest_costs_equal_the_reference(seed: int, n: int, deal: int, preset: str) -> None:
+    """At every discard of a seat that has not opened, in heuristic games of every
+    contract: ``_closed_best`` (bounded before searching) gives exactly the costs, cards
+    and order of ``_closed_costs`` (every candidate searched) among those tied for the
+    lowest, which is all ``act`` reads of them."""
+    from carioca_agents.heuristic import make_heuristic
+    from carioca_env import MoveKind
+    from carioca_env.analysis import unseen_counts
+
+    game = Game(GameConfig(n, (deal,)), seed=seed)
+    agents = [make_heuristic(seed + s, preset=preset) for s in range(n)]
+    compared = 0
+    for _ in range(400):
+        if game.game_over:
+            break
+        s = game.current
+        view, legal = game.view(s), game.legal_moves()
+        if not view.opened[s] and sum(m.kind is MoveKind.DISCARD for m in legal) > 1:
+            agent = agents[s]
+            agent._use_weights(view)
+            unseen = unseen_counts(view)
+            fast = agent._closed_best(view, view.hand_counts, unseen)
+            slow = agent._closed_costs(view, view.hand_counts, unseen)
+            assert _ties(fast) == _ties(slow), (view.hand_counts, fast, slow)
+            compared += 1
+        game.apply(agents[s].act(view, legal))
+    assert compared or game.game_over
+
+
+def test_the_closed_discards_lowest_costs_equal_the_reference_on_planted_hands() -> None:
+    """The same on hands planted near every contract (the seat to discard given one, the
+    rest of the table as dealt), where many candidates tie on the deficiency."""
+    from carioca_agents.heuristic import make_heuristic
+    from carioca_env import Phase
+    from carioca_env.analysis import unseen_counts
+
+    rng = random.Random(7)
+    compared = 0
+    for i in range(140):
+        deal = 1 + i % 7
+        game = Game(GameConfig(2, (deal,)), seed=i)
+        while game.phase is not Phase.PLAY:  # draw, so that the seat holds the discard's card
+            game.apply(game.legal_moves()[0])
+        hand = list(_planted_hand(rng))
+        size = sum(game.hands[game.current])
+        while sum(hand) != size:  # the seat's size: random cards added or taken away
+            c = rng.randrange(53)
+            if sum(hand) < size and hand[c] < (4 if c == 52 else 2):
+                hand[c] += 1
+            elif sum(hand) > size and hand[c]:
+                hand[c] -= 1
+        game.hands[game.current] = hand
+        view = game.view(game.current)
+        agent = make_heuristic(i, preset=("v1", "tuned")[i % 2])
+        agent._use_weights(view)
+        unseen = unseen_counts(view)
+        fast = agent._closed_best(view, view.hand_counts, unseen)
+        slow = agent._closed_costs(view, view.hand_counts, unseen)
+        assert _ties(fast) == _ties(slow), (hand, deal, fast, slow)
+        compared += 1
+    assert compared == 140
 
 
 # ---------------------------------------------------------------- clone

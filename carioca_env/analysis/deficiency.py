@@ -143,7 +143,14 @@ def analyze(counts: Sequence[int], contract: Contract | tuple[int, int], want_ou
     hit = _CACHE.get(key)
     if hit is not None and (hit.complete or not want_outs):
         return hit
-    res = _analyze(key[0], trios, runs, want_outs)
+    if want_outs:
+        # the outs search, told the exact cover first (cached, or a plain search, which
+        # prunes ties): it visits the same optimal plans as from nothing, but never
+        # works out the outs of a plan a better one then replaces
+        cover = hit.used if hit is not None else _analyze(key[0], trios, runs, False).used
+        res = _analyze(key[0], trios, runs, True, floor=cover)
+    else:
+        res = _analyze(key[0], trios, runs, False)
     _remember(key, res)
     return res
 
@@ -285,11 +292,15 @@ def _prepare_reference(counts: tuple[int, ...], runs: int) -> Prepared:
 
 def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
              prepare: Callable[[tuple[int, ...], int], Prepared] = _prepare, floor: int = -1,
-             goal: int | None = None) -> Analysis:
+             goal: int | None = None, tight: bool = True) -> Analysis:
     """The analysis of a hand (see the module docstring).  ``floor`` and ``goal`` (for
     ``want_outs=False`` only) bound the cover from outside: the search prunes what cannot
     beat ``floor``, known to be reachable, and stops once it reaches ``goal``, known to
-    be the most there is."""
+    be the most there is.  With ``want_outs``, ``floor`` may only be the hand's exact
+    cover (the outs are those of the plans reaching it): the search then visits the
+    same optimal plans as from ``-1``, and no plan that a better one replaces.
+    ``tight=False`` leaves out the node and window bounds of :func:`dfs` that only
+    prune (the tests' reference)."""
     total = 3 * trios + 4 * runs
     jokers = counts[JOKER]
     c1, c2, rc, wins = prepare(counts, runs)
@@ -334,13 +345,17 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
                 pwins.add((s, _WINDOW_LO[w]))
 
     def dfs(i: int, rem: int, nat_r: int, jl: int, hungry_r: bool) -> bool:
-        # the rest of the runs empty
-        leaf(nat_r, jl, rem, hungry_r)
-        if best >= goal and not strict:
-            return True
+        # what this node and below can cover at most: the runs' naturals so far, the
+        # jokers placed, one joker a meld left, the trios' naturals on the whole hand
+        base = nat_r + (jokers - jl) + trio_ub + (jl if jl < rem + trios else rem + trios)
+        # the rest of the runs empty (it covers at most ``base``: skipped when that
+        # cannot reach the best, or tie it when ties are wanted)
+        if not tight or base > best or (base == best and strict):
+            leaf(nat_r, jl, rem, hungry_r)
+            if best >= goal and not strict:
+                return True
         if rem == 0:
             return False
-        base = nat_r + (jokers - jl) + trio_ub + (jl if jl < rem + trios else rem + trios)
         for j in range(i, nwins):
             top, s, w = wins[j]
             ub = base + rem * top
@@ -352,6 +367,12 @@ def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
             full = m1 & w
             if not full:
                 continue
+            # this window as it is now (earlier runs may have taken its cards), the
+            # later runs at most ``top`` each (the windows are sorted)
+            if tight:
+                ub = base + full.bit_count() + (rem - 1) * top
+                if ub < best or (ub == best and not strict):
+                    continue
             m2 = c2[s]
             # an incomplete run takes a joker while one is left (never worse); a
             # complete one takes none, or holds a joker and releases one of its cards
