@@ -5,6 +5,7 @@ Ray starts once for this module (2 CPUs, no dashboard), so the Ray tests cost se
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,12 +90,15 @@ def test_local_and_ray_with_one_and_two_workers_write_the_same_results(tmp_path:
     assert s2.complete and summarize(tmp_path / "local").to_dict() == s2.to_dict()
 
 
-@pytest.mark.parametrize("version", [None, 4])
+@pytest.mark.parametrize("version", [None, pytest.param(4, marks=pytest.mark.study)])
 def test_luck_corrections_are_the_same_on_local_and_ray(tmp_path: Path, ray_cluster: None, version: int | None) -> None:
     """The default value function, and version 4 (action terms from the agents' declared
-    tie-breaks, on a contract where it has action weights)."""
+    tie-breaks, on a contract where it has action weights: a study's version, which the
+    studies register, here and in the Ray workers)."""
     from carioca_experiments.evaluation.luck import shipped_value, shipped_version
 
+    if version == 4:
+        importlib.import_module("carioca_experiments.studies.luck")
     value = shipped_value() if version is None else shipped_version(version)
     contract = int(sorted(getattr(value, "actions", {"p2-c1": None}))[0].split("-c")[1])
     cfg = TournamentConfig(agents=("heuristic", "greedy"), players=2, contracts=(contract,), decks=2, seed=11,

@@ -3,7 +3,8 @@
 Run as a script (never imported by the bench: it runs under *another* checkout's code
 too)::
 
-    PYTHONPATH=<import path> python workloads.py heuristic --size 3000 --seed 0 --names new
+    export PYTHONPATH=/tmp/base
+    python experiments/evaluation/bench/workloads.py heuristic --size 3000 --seed 0 --names old
 
 It prints one JSON line: ``{"value": per second, "seconds": ..., "count": ...,
 "digest": ...}``.  ``digest`` is a SHA-256 of the moves (or results) the workload

@@ -23,6 +23,7 @@ package on every node (or pass a Ray ``runtime_env``, see ``docs/ray.md``).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -34,8 +35,12 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _call(fn: Callable[[Any], Any], item: Any) -> Any:
-    """What a Ray worker runs: ``fn(item)`` (module level, so it is found by reference)."""
+def _call(fn: Callable[[Any], Any], item: Any, preload: tuple[str, ...] = ()) -> Any:
+    """What a Ray worker runs: ``fn(item)`` (module level, so it is found by reference),
+    after importing ``preload``, the modules that added luck value versions in the driver
+    (a study's, from a checkout), so that the worker reads the same table."""
+    for module in preload:
+        importlib.import_module(module)
     return fn(item)
 
 
@@ -72,14 +77,17 @@ class RayExecutor:
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T], task_id: Callable[[T], str]) -> Iterator[R]:
         """``fn(item)`` as Ray tasks, yielded as each finishes."""
         ray = self._ray
+        from carioca_experiments.evaluation.luck.value import registered_modules
+
         fn_ref = ray.put(fn)  # the config travels once, not with every chunk
+        preload = registered_modules()
         queue = list(range(len(items)))[::-1]
         running: dict[Any, int] = {}
         try:
             while queue or running:
                 while queue and len(running) < self.in_flight:
                     i = queue.pop()
-                    running[self._remote.remote(fn_ref, items[i])] = i
+                    running[self._remote.remote(fn_ref, items[i], preload)] = i
                 ready, _ = ray.wait(list(running), num_returns=1)
                 for ref in ready:
                     i = running.pop(ref)
