@@ -16,7 +16,7 @@ from carioca_agents.heuristic import HeuristicAgent
 from carioca_agents.openspiel_bots import HeuristicRollouts, OpenSpielAgent
 from carioca_agents.registry import describe, make_agent, parse_spec
 from carioca_agents.specs import SpecError
-from carioca_env import Game, GameConfig
+from carioca_env import Game, GameConfig, MoveKind
 from carioca_env.extras import MissingExtraError
 from carioca_experiments.apps import play
 from carioca_experiments.apps.serve.safepath import SafeRoot
@@ -93,13 +93,15 @@ def test_different_seeds_search_differently() -> None:
 
 
 def test_an_opening_is_chosen_meld_by_meld_and_played_whole() -> None:
-    """Through the deal the bot's seat opens (contract 1, many turns) with legal engine moves."""
+    """The bot's seat opens contract 1 (two trios, chosen one meld per OpenSpiel action)
+    with one whole engine move, which the checked ``apply`` accepts."""
     game = Game(GameConfig(2, (1,)), seed=2)
     agents = [make_agent("openspiel:ismcts,sims=4,horizon=2,rollout=heuristic", seed=0), HeuristicAgent(1)]
     while not game.game_over and not game.table[0] and game.turn < 200:
         s = game.current
         game.apply(agents[s].act(game.view(s), game.legal_moves()))
-    assert game.table[0] or game.game_over  # it opened, or the heuristic closed first
+    assert len(game.table[0]) == 2 and not game.game_over  # seed 2: the bot opens before the heuristic closes
+    assert game.moves[-1].kind is MoveKind.OPEN and len(game.moves[-1].melds) == 2
 
 
 def test_heuristic_rollouts_end_the_searched_deal_with_zero_sum_returns() -> None:
