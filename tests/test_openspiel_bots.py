@@ -133,13 +133,16 @@ def test_tournament_results_are_the_same_whatever_the_workers(tmp_path: Path) ->
 def test_carioca_play_seats_the_bot(tmp_path: Path) -> None:
     """``carioca play --bots openspiel:...``: the bot plays its seat until the person is asked."""
     import argparse
+    import json
 
     screen = io.StringIO()
-    args = argparse.Namespace(players=2, bots=["openspiel:ismcts,sims=3,horizon=2"], contracts=[1], seat=1, seed=3,
+    args = argparse.Namespace(players=2, bots=["openspiel:ismcts,sims=3,horizon=2"], contracts=[1], seat=1, seed=5,
                               save=tmp_path / "game.json")
     code = play.run(args, stdin=io.StringIO("quit\n"), stdout=screen)
-    assert code == 0 and "openspiel:ismcts" in screen.getvalue()
-    assert (tmp_path / "game.json").is_file()
+    record = json.loads((tmp_path / "game.json").read_text())
+    game = Game.from_record(record)
+    assert code == 0 and record["agents"] == ["openspiel:ismcts,sims=3,horizon=2", "you"]
+    assert len(game.moves) == 2 and game.current_player == 1  # seed 5: the bot drew and discarded first
 
 
 def test_the_browser_table_plays_the_bot_within_the_server_caps(tmp_path: Path) -> None:
