@@ -11,7 +11,10 @@ imports no user code and reads no file), walks every nested spec (``search``'s
 - models (keys of kind ``model``, ``ppo:PATH``): a shipped model by name, or a file the
   caller's ``resolve_model`` accepts (a web server: a model inside its folder); without
   one, shipped models only;
-- budgets: the keys in ``limits`` (a search's rollouts and time) at most that much;
+- budgets: the keys in ``limits`` (a search's rollouts and time, an OpenSpiel bot's
+  simulations, rollouts and horizon) at most that much;
+- extras: an agent whose optional extra is not installed (``openspiel`` without
+  OpenSpiel) is refused with the command that installs it, and not offered;
 - plugins: only the labels the operator gave (``plugins``), each standing for a spec
   the operator wrote, named exactly (no arguments from the source).
 
@@ -27,12 +30,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from carioca_agents.openspiel_bots import NAME as OPENSPIEL_NAME
+from carioca_agents.openspiel_bots import missing_extra
 from carioca_agents.registry import parse_spec, spec_params
 from carioca_agents.specs import ParsedSpec, SpecError
 from carioca_env.errors import CariocaError
 
 #: The agents a request may name: this package's own code, reading no file but a model.
-BUILTIN_AGENTS = frozenset({"random", "greedy", "heuristic", "search", "ppo"})
+BUILTIN_AGENTS = frozenset({"random", "greedy", "heuristic", "search", "ppo", "openspiel"})
 
 #: The most a source may ask of one decision: a search's rollouts, milliseconds and
 #: rollout length (a request must not hold a server's core for minutes per move).
@@ -41,6 +46,11 @@ DEFAULT_LIMITS: Mapping[tuple[str, str], float] = {
     ("search", "ms"): 5000.0,
     ("search", "horizon"): 400,
     ("search", "top"): 16,
+    # OpenSpiel's bots: a decision costs about sims x rollouts x horizon rollout steps; at
+    # these caps about as much as search at its caps (docs/results/2026-12-07-openspiel.md)
+    ("openspiel", "sims"): 256,
+    ("openspiel", "rollouts"): 2,
+    ("openspiel", "horizon"): 20,
 }
 
 #: A plugin label: what a request names to get the operator's spec.
@@ -70,8 +80,9 @@ class Allowlist:
     limits: Mapping[tuple[str, str], float] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
 
     def choices(self) -> list[str]:
-        """The names a source may give without arguments (built-ins but ``ppo``, then the labels)."""
-        return sorted(n for n in self.names if n != "ppo") + sorted(self.plugins)
+        """The names a source may give without arguments (built-ins but ``ppo`` and those
+        whose extra is not installed, then the labels)."""
+        return sorted(n for n in self.names if n != "ppo" and _missing(n) is None) + sorted(self.plugins)
 
     def check(self, spec: Any) -> ParsedSpec:
         """The parsed spec, every model resolved to its file; nothing is imported or loaded.
@@ -103,6 +114,9 @@ class Allowlist:
                 f"agent {node.name!r} may not be named here; allowed: {', '.join(sorted(self.names))}"
                 + (f", and the operator's plugins {', '.join(sorted(self.plugins))}" if self.plugins else "")
             )
+        missing = _missing(node.name)
+        if missing is not None:  # a 400 that says what to install, not a failure when it is built
+            raise SpecError(f"{node.text}: {missing}")
         params = spec_params(node)
         values: dict[str, Any] = {}
         for key, value in node.args.items():
@@ -129,6 +143,12 @@ class Allowlist:
         if self.resolve_model is None:
             raise SpecRefused(f"{node.text}: only shipped models may be named here (contract1, full-p4, ...)")
         return self.resolve_model(arg)
+
+
+def _missing(name: str) -> str | None:
+    """Why the built-in agent ``name`` cannot be built here (an optional extra is not
+    installed), or None; nothing is imported."""
+    return missing_extra() if name == OPENSPIEL_NAME else None
 
 
 def model_files(parsed: ParsedSpec) -> list[Path]:

@@ -22,6 +22,9 @@ Built-in agents and their keys (``available()``, ``describe(name)``):
 - ``search``: ``sims``, ``ms``, ``rollout``, ``top``, ``horizon``, ``z``, ``race_z``, ``race_top``, ``race_stop``, ``infer``, ``belief``
   (see :mod:`carioca_agents.search`).
 - ``ppo``: ``path`` (default key): a trained model.
+- ``openspiel``: ``algo`` (default key: ``ismcts`` or ``mcts``), ``sims``, ``rollouts``, ``uct_c``,
+  ``horizon``, ``rollout`` (``random`` or ``heuristic``): OpenSpiel's own search bots, with the
+  ``[openspiel]`` extra (see :mod:`carioca_agents.openspiel_bots`).
 - ``cheat-search``: ``search``'s keys and ``noise`` (a share of the true hidden cards dealt
   again); a labelled reference cheat that searches with the opponents' true hands
   (:mod:`carioca_agents.cheat`): only ``carioca tournament`` shows it the game, ``carioca serve``
@@ -228,6 +231,8 @@ def _load_builtins() -> None:
     from carioca_agents.cheat import CHEAT_NAME, CHEAT_PARAMS, CheatSearchAgent
     from carioca_agents.greedy import GreedyAgent
     from carioca_agents.heuristic import HEURISTIC_PARAMS, make_heuristic
+    from carioca_agents.openspiel_bots import NAME as OPENSPIEL_NAME
+    from carioca_agents.openspiel_bots import OPENSPIEL_PARAMS, make_openspiel
     from carioca_agents.random_agent import RandomAgent
     from carioca_agents.search import SEARCH_PARAMS, SearchAgent
 
@@ -242,6 +247,9 @@ def _load_builtins() -> None:
     register("ppo", _make_ppo, params={"path": Param(str, "", "a model .zip (with its .json card) or their folder, "
                                                      "or a shipped model's name", kind="model")},
              default_key="path")
+    # OpenSpiel's IS-MCTS and MCTS: listed always, built only with the [openspiel] extra
+    # (make_openspiel says so); the module imports no OpenSpiel until an agent is built
+    register(OPENSPIEL_NAME, make_openspiel, params=OPENSPIEL_PARAMS, default_key="algo")
 
 
 def _make_ppo(seed: int, path: str) -> Agent:

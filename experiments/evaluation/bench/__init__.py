@@ -31,8 +31,10 @@ Sections (``--only``)
                    While choosing an opening the mask filters the openings enumerated
                    at the first meld (kept by the state), as in the environment.
     ``reference``  OpenSpiel ``gin_rummy`` (``legal_actions`` + ``apply_action``, then
-                   again with ``observation_tensor``) and RLCard ``gin-rummy``
-                   (``env.step``, which encodes the state), when importable.
+                   again with ``observation_tensor``), Carioca's own OpenSpiel game
+                   ``python_carioca`` in the same loop (:mod:`.openspiel_carioca`), and
+                   RLCard ``gin-rummy`` (``env.step``, which encodes the state), when
+                   importable.
     ``clone``      ``Game.clone()`` against ``copy.deepcopy`` and OpenSpiel's gin_rummy
                    ``state.clone()``, pickling, determinization, heuristic rollouts and
                    the search agent's time per decision (:mod:`.clone`).

@@ -55,6 +55,8 @@ def _extra_text(key: str, m: dict[str, Any]) -> str:
         return f"rollout {100 * share:.0f}% of time, update {statistics.median(e['update_s'] for e in extras):.2f} s"
     if key.startswith("env.aec"):
         return f"{sum(e['resets'] for e in extras)} resets"
+    if key.startswith("ref.") and "all_actions_per_s" in e0:  # OpenSpiel's loop: chance nodes are states too
+        return f"states/s {statistics.median(e['all_actions_per_s'] for e in extras):,.0f} (chance nodes too)"
     return ""
 
 

@@ -2,7 +2,9 @@
 
 OpenSpiel ``gin_rummy`` decisions per second (with and without the observation tensor)
 and RLCard ``gin-rummy`` env steps, when they are installed (``pip install .[bench]``);
-when not, a message says how to install them.
+when not, a message says how to install them.  With OpenSpiel, Carioca's own OpenSpiel
+game (``python_carioca``) is measured the same way beside gin_rummy
+(:mod:`.openspiel_carioca`).
 """
 
 from __future__ import annotations
@@ -104,7 +106,10 @@ def reference_units(sizes: Sizes, seed: int, messages: list[str]) -> list[Unit]:
     except ImportError:
         messages.append("OpenSpiel is not installed (pip install .[bench], or pip install open_spiel): skipped")
     else:
+        from carioca_experiments.evaluation.bench.openspiel_carioca import python_carioca_units
+
         units += [_openspiel_unit(sizes, seed, False), _openspiel_unit(sizes, seed, True)]
+        units += python_carioca_units(sizes, seed)  # the same loop through Carioca's OpenSpiel game
     try:
         importlib.import_module("rlcard")
     except ImportError:
