@@ -12,10 +12,10 @@ by card and every stock draw), the states per second of OpenSpiel's loop.
 from __future__ import annotations
 
 import random
-import time
 
 from carioca_experiments.common.seeds import BENCH, derive_seed
 from carioca_experiments.evaluation.bench.config import Sizes
+from carioca_experiments.evaluation.bench.reference import random_play
 from carioca_experiments.evaluation.bench.units import Sample, Unit
 
 
@@ -28,28 +28,7 @@ def _unit(sizes: Sizes, seed: int, with_obs: bool) -> Unit:
 
     def fn(rep: int) -> Sample:
         rng = random.Random(derive_seed(BENCH, seed, "python_carioca", with_obs, rep))
-        state = game.new_initial_state()
-        decisions = chance = games = 0
-        t0 = time.perf_counter()
-        while decisions < sizes.ref_decisions:
-            if state.is_terminal():
-                games += 1
-                state = game.new_initial_state()
-            elif state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(outcomes, probs)[0])
-                chance += 1
-            else:
-                if with_obs:
-                    state.observation_tensor(state.current_player())
-                state.apply_action(rng.choice(state.legal_actions()))
-                decisions += 1
-        dt = time.perf_counter() - t0
-        return Sample(
-            decisions / dt,
-            {"decisions": decisions, "chance_actions": chance, "games_completed": games, "seconds": dt,
-             "all_actions_per_s": (decisions + chance) / dt},
-        )
+        return random_play(game, rng, sizes.ref_decisions, with_obs)
 
     what = "legal_actions+apply+observation_tensor" if with_obs else "legal_actions+apply_action"
     return Unit(

@@ -30,6 +30,34 @@ def _sample_chance(state: Any, rng: random.Random) -> int:
     return outcomes[-1][0]
 
 
+def random_play(game: Any, rng: random.Random, decisions_wanted: int, with_obs: bool) -> Sample:
+    """Uniformly random play of the OpenSpiel ``game`` until ``decisions_wanted`` player
+    decisions (``legal_actions`` + ``apply_action``, and the acting seat's
+    ``observation_tensor`` at each when ``with_obs``), new games as games end; chance
+    nodes sampled by their probabilities, counted apart (``all_actions_per_s``)."""
+    state = game.new_initial_state()
+    decisions = chance = games = 0
+    t0 = time.perf_counter()
+    while decisions < decisions_wanted:
+        if state.is_terminal():
+            games += 1
+            state = game.new_initial_state()
+        elif state.is_chance_node():
+            state.apply_action(_sample_chance(state, rng))
+            chance += 1
+        else:
+            if with_obs:
+                state.observation_tensor(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+    dt = time.perf_counter() - t0
+    return Sample(
+        decisions / dt,
+        {"decisions": decisions, "chance_actions": chance, "games_completed": games, "seconds": dt,
+         "all_actions_per_s": (decisions + chance) / dt},
+    )
+
+
 def _openspiel_unit(sizes: Sizes, seed: int, with_obs: bool) -> Unit:
     import pyspiel
 
@@ -37,27 +65,7 @@ def _openspiel_unit(sizes: Sizes, seed: int, with_obs: bool) -> Unit:
 
     def fn(rep: int) -> Sample:
         rng = random.Random(derive_seed(BENCH, seed, "openspiel", with_obs, rep))
-        state = game.new_initial_state()
-        decisions = chance = games = 0
-        t0 = time.perf_counter()
-        while decisions < sizes.ref_decisions:
-            if state.is_terminal():
-                games += 1
-                state = game.new_initial_state()
-            elif state.is_chance_node():
-                state.apply_action(_sample_chance(state, rng))
-                chance += 1
-            else:
-                if with_obs:
-                    state.observation_tensor()
-                state.apply_action(rng.choice(state.legal_actions()))
-                decisions += 1
-        dt = time.perf_counter() - t0
-        return Sample(
-            decisions / dt,
-            {"decisions": decisions, "chance_actions": chance, "games_completed": games, "seconds": dt,
-             "all_actions_per_s": (decisions + chance) / dt},
-        )
+        return random_play(game, rng, sizes.ref_decisions, with_obs)
 
     what = "legal_actions+apply+observation_tensor" if with_obs else "legal_actions+apply_action"
     return Unit(
