@@ -186,3 +186,20 @@ def against_heuristic(agent, deal: int, seed: int, moves: int) -> list:
         out.append(move)
         game.apply(move)
     return out
+
+
+def decision_points(n: int, deal: int, seed: int, count: int) -> list[Game]:
+    """Copies of a heuristic deal (``n`` players, contract ``deal``) at up to ``count`` of
+    its states where the player to act has a real choice (about three in ten of them)."""
+    from carioca_agents.heuristic import HeuristicAgent
+
+    game = Game(GameConfig(n, (deal,)), seed=seed)
+    drivers = [HeuristicAgent(seed + i) for i in range(n)]
+    out = []
+    while not game.game_over and len(out) < count:
+        legal = game.legal_moves()
+        s = game.current
+        if len(legal) > 1 and random.Random(len(game.moves) + seed).random() < 0.3:
+            out.append(game.clone())
+        game.apply(drivers[s].act(game.view(s), legal))
+    return out

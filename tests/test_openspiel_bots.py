@@ -23,23 +23,13 @@ from carioca_experiments.apps.serve.safepath import SafeRoot
 from carioca_experiments.apps.serve.sessions import GameStore
 from carioca_experiments.evaluation.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
+from random_play import decision_points
+
 #: Small budgets: the tests check behaviour, not strength.
 SPECS = ["openspiel:ismcts,sims=6,horizon=3", "openspiel:mcts,sims=6,horizon=3",
          "openspiel:ismcts,sims=4,horizon=2,rollout=heuristic"]
 
 
-def _decision_points(n: int, deal: int, seed: int, count: int) -> list[Game]:
-    """Game states with a real choice for the seat to act, reached by heuristic play."""
-    game = Game(GameConfig(n, (deal,)), seed=seed)
-    drivers = [HeuristicAgent(seed + i) for i in range(n)]
-    out = []
-    while not game.game_over and len(out) < count:
-        legal = game.legal_moves()
-        s = game.current
-        if len(legal) > 1 and random.Random(len(game.moves) + seed).random() < 0.3:
-            out.append(game.clone())
-        game.apply(drivers[s].act(game.view(s), legal))
-    return out
 
 
 def test_the_spec_names_the_bot_and_its_typed_keys() -> None:
@@ -59,7 +49,7 @@ def test_the_bot_decides_from_the_view_only(spec: str) -> None:
     """Two real games that the seat cannot tell apart (the opponents' hidden cards and the
     stock dealt anew) get the same move from the same seed: the bot never reads them."""
     differing = 0
-    for game in _decision_points(2, 2, 7, 4) + _decision_points(3, 1, 8, 2):
+    for game in decision_points(2, 2, 7, 4) + decision_points(3, 1, 8, 2):
         seat = game.current
         other = game.determinize(seat, np.random.default_rng(len(game.moves)))
         assert other.view(seat) == game.view(seat)
@@ -111,7 +101,7 @@ def test_heuristic_rollouts_end_the_searched_deal_with_zero_sum_returns() -> Non
     from carioca_env.openspiel_game import state_from_view
 
     search = pyspiel.load_game("python_carioca", {"players": 3, "deals": 4, "score_truncated": True})
-    game = _decision_points(3, 4, 5, 1)[0]
+    game = decision_points(3, 4, 5, 1)[0]
     state = state_from_view(search, game.view(game.current), random.Random(0), horizon=4)
     evaluator = HeuristicRollouts(3, 3, np.random.RandomState(0))
     values = evaluator.evaluate(state)

@@ -12,6 +12,8 @@ from carioca_agents.registry import Param, SpecError, describe, make_agent, regi
 from carioca_agents.search import SearchAgent
 from carioca_env import Game, GameConfig, MoveKind
 
+from random_play import decision_points
+
 # ---------------------------------------------------------------------------- spec syntax
 
 
@@ -91,18 +93,6 @@ def test_bare_argument_is_the_default_key_and_raw_factories_still_work() -> None
 # ---------------------------------------------------------------------------- search agent
 
 
-def _decision_points(n: int, deal: int, seed: int, count: int) -> list[Game]:
-    """Game states with a real choice for the player to act, reached by heuristic play."""
-    game = Game(GameConfig(n, (deal,)), seed=seed)
-    drivers = [HeuristicAgent(seed + i) for i in range(n)]
-    out = []
-    while not game.game_over and len(out) < count:
-        legal = game.legal_moves()
-        s = game.current
-        if len(legal) > 1 and random.Random(len(game.moves) + seed).random() < 0.3:
-            out.append(game.clone())
-        game.apply(drivers[s].act(game.view(s), legal))
-    return out
 
 
 def test_search_plays_legal_seeded_deals() -> None:
@@ -121,7 +111,7 @@ def test_search_decisions_depend_only_on_the_view() -> None:
     """Reshuffling the real hidden cards (opponents' hidden hands and the stock),
     consistently with the seat's view, leaves every decision unchanged."""
     differing = 0
-    for game in _decision_points(3, 1, 8, 6):
+    for game in decision_points(3, 1, 8, 6):
         seat = game.current
         other = game.determinize(seat, np.random.default_rng(len(game.moves)))
         assert other.view(seat) == game.view(seat)
@@ -134,7 +124,7 @@ def test_search_decisions_depend_only_on_the_view() -> None:
 
 def test_forced_moves_cost_no_search_and_melds_follow_the_heuristic() -> None:
     agent = SearchAgent(seed=0, sims=4)
-    for game in _decision_points(2, 3, 5, 10):
+    for game in decision_points(2, 3, 5, 10):
         legal = game.legal_moves()
         view = game.view(game.current)
         move = agent.act(view, legal)
@@ -147,13 +137,13 @@ def test_forced_moves_cost_no_search_and_melds_follow_the_heuristic() -> None:
         else:
             assert 1 <= len(cands) <= agent.top and all(m in legal for m in cands)
     searched = agent.searched
-    game = _decision_points(2, 3, 5, 1)[0]
+    game = decision_points(2, 3, 5, 1)[0]
     only = [game.legal_moves()[0]]
     assert agent.act(game.view(game.current), only) == only[0] and agent.searched == searched
 
 
 def test_rollout_value_is_the_deal_penalty_difference() -> None:
-    game = _decision_points(2, 1, 2, 3)[-1]
+    game = decision_points(2, 1, 2, 3)[-1]
     agent = SearchAgent(seed=1, sims=2, rollout="greedy")
     single = game.determinize(game.current, random.Random(0))
     value = agent.rollout(single, 0, 5)
@@ -186,7 +176,7 @@ def test_race_contracts_use_race_z_and_the_others_z() -> None:
     def deviations(deal: int, z: float, race_z: float) -> int:
         agent = SearchAgent(seed=2, sims=6, top=3, z=z, race_z=race_z)
         out = 0
-        for game in _decision_points(2, deal, 9, 12):
+        for game in decision_points(2, deal, 9, 12):
             view, legal = game.view(game.current), game.legal_moves()
             cands = agent.candidates(view, legal)
             out += len(cands) > 1 and agent.act(view, legal) != cands[0]
@@ -205,7 +195,7 @@ def test_race_contracts_weigh_fewer_candidates() -> None:
     seen: set[str] = set()
     for deal, limit in ((6, 2), (7, 2), (4, 4)):
         agent = SearchAgent(seed=1, sims=2, top=4, race_top=2)
-        for game in _decision_points(2, deal, 21, 30):
+        for game in decision_points(2, deal, 21, 30):
             view, legal = game.view(game.current), game.legal_moves()
             cands = agent.candidates(view, legal)
             assert cands and all(m in legal for m in cands)
@@ -243,7 +233,7 @@ class _Scripted(SearchAgent):
 def test_race_search_stops_at_half_when_no_alternative_leads() -> None:
     """At half the budget: no lead of race_stop standard errors -> the rollouts end there;
     a clear lead -> the whole budget; race_stop=0 or an ordinary contract -> the whole budget."""
-    game = next(g for g in _decision_points(2, 6, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) == 2)
+    game = next(g for g in decision_points(2, 6, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) == 2)
     view, legal = game.view(game.current), game.legal_moves()
     cands = SearchAgent(seed=0).candidates(view, legal)
     base = [float(x % 5) for x in range(16)]
@@ -263,7 +253,7 @@ def test_race_search_stops_at_half_when_no_alternative_leads() -> None:
         agent.evaluate = lambda v, c, stop=None: calls.append(stop) or [[0.0] * 2 for _ in c]  # type: ignore[method-assign]
         agent.act(view, legal)
         assert calls[-1] == want
-    c4 = next(g for g in _decision_points(2, 4, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) > 1)
+    c4 = next(g for g in decision_points(2, 4, 9, 40) if len(SearchAgent(seed=0).candidates(g.view(g.current), g.legal_moves())) > 1)
     agent = SearchAgent(seed=0, sims=4)
     agent.evaluate = lambda v, c, stop=None: calls.append(stop) or [[0.0] * 2 for _ in c]  # type: ignore[method-assign]
     agent.act(c4.view(c4.current), c4.legal_moves())
