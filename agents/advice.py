@@ -231,5 +231,10 @@ def register_advice() -> None:
     ``carioca_env.feature_sets`` when an env is asked for them.  Nothing registers them on
     import, so no other package's files can undo it.  Calling it again changes nothing.
     """
-    register_feature_set(ExtraPieces("advice", "discards", _advice_pieces, _advice_values, ADVISOR))
-    register_feature_set(ExtraPieces("advice_play", "advice", advice_play_pieces, encode_advice_play, ADVISOR))
+    for extra in _ADVICE_SETS:
+        register_feature_set(extra)
+
+
+#: The two feature sets, built once: registering them again is then a no-op for the core.
+_ADVICE_SETS = (ExtraPieces("advice", "discards", _advice_pieces, _advice_values, ADVISOR),
+                ExtraPieces("advice_play", "advice", advice_play_pieces, encode_advice_play, ADVISOR))

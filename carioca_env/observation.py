@@ -161,6 +161,8 @@ def register_feature_set(extra: ExtraPieces) -> None:
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in extra.source.items()):
         raise ValueError(f"feature set {name!r}: its source must map strings to strings, got {dict(extra.source)!r}")
     old = _REGISTERED.get(name)
+    if old == extra:
+        return  # registered again, as it was: keep the layouts already built
     if old is not None and (old.parent, dict(old.source)) != (extra.parent, dict(extra.source)):
         raise ValueError(f"feature set {name!r} is already registered (parent {old.parent!r}, source "
                          f"{dict(old.source)!r}); refusing another definition under that name")

@@ -20,6 +20,7 @@ from carioca_env.observation import (
     FEATURE_SETS,
     ExtraPieces,
     GameEncoder,
+    check_features,
     encode_observation,
     feature_sets,
     feature_sources,
@@ -194,3 +195,33 @@ def test_a_piece_of_the_wrong_size_is_refused(registry) -> None:
     game = Game(GameConfig(2), seed=0)
     with pytest.raises(RuntimeError, match="'short' encoded shape"):
         GameEncoder(2, "short").encode(game, 0)
+
+
+def test_the_same_definition_again_keeps_the_layouts_built(registry) -> None:
+    """A model loader registers its feature sets at every card it reads: the same
+    definition again must not throw away the layouts already built (a new definition of a
+    registered name is refused, and a replaced one would clear them)."""
+    parity = ExtraPieces("parity2", "base", lambda n: (("parity", 53, "odd counts"), ("pend", 1, "melds")),
+                         _hand_parity, {"version": "1"})
+    register_feature_set(parity)
+    obs_layout.cache_clear()
+    layout = obs_layout(2, "parity2")
+    register_feature_set(parity)
+    assert obs_layout(2, "parity2") is layout and obs_layout.cache_info().hits == 1
+
+
+def test_the_advice_sets_register_once_and_through_their_entry_points(registry) -> None:
+    from importlib import metadata
+
+    names = {ep.name: ep.value for ep in metadata.entry_points(group="carioca_env.feature_sets")}
+    assert names == {"advice": "carioca_agents.advice:register_advice",
+                     "advice_play": "carioca_agents.advice:register_advice"}
+    _REGISTERED.pop("advice_play", None)
+    _REGISTERED.pop("advice", None)
+    assert "advice_play" not in feature_sets()
+    layout = obs_layout(2, check_features("advice_play"))  # the core asks the entry point
+    assert {"advice", "advice_play"} <= set(feature_sets())
+    from carioca_agents.advice import register_advice
+
+    register_advice()
+    assert obs_layout(2, "advice_play") is layout
