@@ -24,6 +24,7 @@ cheat (``cheat-search``) and plugins that define neither method explain nothing:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,7 +80,7 @@ def uniform(agent: str, legal: Sequence[Move], move: Move) -> Explanation:
                              ranked(cands, "higher", move), move, f"chosen uniformly among {n} legal moves")
 
 
-class Explaining:
+class Explaining(ABC):
     """Gives an agent ``explain`` from its ``act_explained``: the agent's state is saved
     before and put back after (:meth:`_save_state`, :meth:`_restore_state`), so the
     explanation leaves the next move as it would have been.
@@ -90,13 +91,14 @@ class Explaining:
 
     name: str
 
-    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:  # pragma: no cover - the agent's own
-        raise NotImplementedError
+    @abstractmethod
+    def act(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        """The agent's own move (each agent defines it)."""
 
+    @abstractmethod
     def weigh(self, view: PlayerView, legal: Sequence[Move], move: Move) -> Explanation:
         """What the agent weighed to play ``move`` at ``view`` (called after ``act``; it
         must not draw from the agent's generator)."""
-        raise NotImplementedError
 
     def act_explained(self, view: PlayerView, legal: Sequence[Move]) -> tuple[Move, Explanation]:
         """``act``'s move, and what the agent weighed (a forced move: the only legal one)."""
