@@ -124,11 +124,7 @@ MAX_CARD_BYTES = 1024 * 1024
 
 
 def card_features(card: dict[str, Any]) -> str:
-    """The observation feature set a model was made for (``"base"`` when the card names none).
-
-    The heuristic's advice pieces, which most shipped models read, are registered here,
-    when a card is read, rather than by importing a package."""
-    register_advice()
+    """The observation feature set a model was made for (``"base"`` when the card names none)."""
     return str(card.get("features", "base"))
 
 
@@ -199,6 +195,9 @@ def read_card(model_path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("num_players", "obs_size", "action_size", "layout_fingerprint") if k not in card]
     if missing:
         raise ModelLoadError(f"model card {cp} lacks {', '.join(missing)}")
+    # the heuristic's advice pieces, which most shipped models read, are registered when a
+    # card is read (once per load, not per move), rather than by importing a package
+    register_advice()
     return card
 
 
