@@ -45,6 +45,7 @@ from carioca_agents.explain import Explaining, ranked
 from carioca_env import End, Move, MoveKind, Phase, PlayerView
 from carioca_env.analysis import (
     SimMeld,
+    analysis_without,
     analyze,
     counts_minus,
     deficiency_with,
@@ -411,7 +412,11 @@ class HeuristicAgent(SeededAgent, Explaining):
             return discards[0]
         scored = self._closed_best(view, view.hand_counts, unseen_counts(view))
         by_card = {m.card: m for m in discards}
-        return self._pick_min([(cost, by_card[c]) for cost, c in scored])
+        move = self._pick_min([(cost, by_card[c]) for cost, c in scored])
+        # the hand kept is the one this seat draws to next turn: its analysis (found
+        # without a search when no optimal plan used the card) is cached for then
+        analysis_without(view.hand_counts, move.card, view.contract)
+        return move
 
     def _out_term(self, unseen: list[int]) -> tuple[Callable[[frozenset[int]], float], float]:
         """The outs part of a hand's cost (minus ``w_out`` per live out, capped) and its

@@ -6,10 +6,12 @@
   driven through action ids (openings chosen meld by meld included);
 - the hand analysis: ``_prepare`` (per-suit tables) equals ``_prepare_reference`` (a
   walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
-  reference, and ``deficiency_without`` / ``deficiency_with`` (bounded searches) equal the
-  deficiency of the hand less / plus the card, on every hand the heuristic meets;
-- the analysis with outs (a plain search first, the search's pruning-only bounds)
-  equals ``_analyze(..., tight=False)`` from nothing;
+  reference, ``deficiency_without`` / ``deficiency_with`` (bounded searches, or read from
+  the outs of a cached analysis) equal the deficiency of the hand less / plus the card,
+  and ``analysis_without`` (the hand's own analysis when no optimal plan uses the card)
+  equals the analysis of the hand less the card, on every hand the heuristic meets;
+- the analysis with outs (a plain search first or the cover read from a cached hand one
+  card smaller, the search's pruning-only bounds) equals ``_analyze(..., tight=False)`` from nothing;
 - the heuristic's closed discard: ``_closed_best`` (candidates bounded before any
   search) ties the same candidates at the same costs, in the same order, as
   ``_closed_costs`` (every candidate searched);
@@ -138,6 +140,9 @@ def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: 
                 expect = d._analyze(less, contract.trios, contract.runs, True, prepare=d._prepare_reference,
                                     tight=False)
                 assert d.deficiency_without(counts, card, contract) == expect.deficiency, (counts, card)
+                # the whole analysis of the smaller hand, shared with the hand's when the
+                # card is in no optimal plan
+                assert _fields(d.analysis_without(counts, card, contract)) == _fields(expect), (counts, card)
                 if expect.deficiency == slow.deficiency:
                     # the premise of HeuristicAgent._closed_best's bound
                     assert expect.outs <= slow.outs, (counts, card)
@@ -146,6 +151,8 @@ def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: 
                 expect = d._analyze(more, contract.trios, contract.runs, False, prepare=d._prepare_reference,
                                     tight=False)
                 assert d.deficiency_with(counts, card, contract) == expect.deficiency, (counts, card)
+        # every smaller hand is now cached with its outs: the cover read from them
+        assert d._cover_from_smaller(counts, contract.trios, contract.runs) == slow.used, counts
 
 
 def _reference(counts: tuple[int, ...], contract: tuple[int, int]):  # type: ignore[no-untyped-def]
@@ -211,7 +218,8 @@ def _reference_analysis() -> Iterator[None]:
 
     d = _deficiency_module
     agent = heuristic.HeuristicAgent
-    saved = (d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without)
+    saved = (d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without,
+             heuristic.analysis_without)
     saved_best = agent._closed_best
 
     def analyze(counts, contract, want_outs=True):  # type: ignore[no-untyped-def]
@@ -222,11 +230,13 @@ def _reference_analysis() -> Iterator[None]:
     heuristic.deficiency_with = lambda counts, card, contract: analyze(counts_plus(counts, card), contract, False).deficiency
     heuristic.deficiency_without = lambda counts, card, contract: analyze(counts_minus(counts, card), contract,
                                                                           False).deficiency
+    heuristic.analysis_without = lambda counts, card, contract: analyze(counts_minus(counts, card), contract)
     agent._closed_best = agent._closed_costs  # type: ignore[method-assign]
     try:
         yield
     finally:
-        d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without = saved
+        (d.analyze, heuristic.analyze, heuristic.deficiency_with, heuristic.deficiency_without,
+         heuristic.analysis_without) = saved
         agent._closed_best = saved_best  # type: ignore[method-assign]
 
 

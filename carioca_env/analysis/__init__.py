@@ -11,7 +11,8 @@ Its parts, re-exported here:
   hand for a contract (the fewest cards still to draw, jokers included) and its *outs* (the card
   types whose arrival lowers it), checked against brute force over the engine's
   openings; results are cached per (hand, contract); :func:`deficiency_without` and
-  :func:`deficiency_with` give the deficiency of the hand less or plus one card faster;
+  :func:`deficiency_with` give the deficiency of the hand less or plus one card faster,
+  :func:`analysis_without` the analysis of the hand less one card;
 - :mod:`carioca_env.analysis.table_plan`: lay-offs and joker swaps on the table
   (:func:`plan_layoffs`);
 - :mod:`carioca_env.analysis.hand_counts`: the unseen copies of each card, hands with a
@@ -23,6 +24,7 @@ from __future__ import annotations
 from carioca_env.analysis.deficiency import (
     WINDOW_MASKS,
     Analysis,
+    analysis_without,
     analyze,
     deficiency,
     deficiency_with,
@@ -36,6 +38,7 @@ __all__ = [
     "Analysis",
     "SimMeld",
     "WINDOW_MASKS",
+    "analysis_without",
     "analyze",
     "counts_minus",
     "counts_plus",

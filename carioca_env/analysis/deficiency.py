@@ -144,15 +144,44 @@ def analyze(counts: Sequence[int], contract: Contract | tuple[int, int], want_ou
     if hit is not None and (hit.complete or not want_outs):
         return hit
     if want_outs:
-        # the outs search, told the exact cover first (cached, or a plain search, which
-        # prunes ties): it visits the same optimal plans as from nothing, but never
-        # works out the outs of a plan a better one then replaces
-        cover = hit.used if hit is not None else _analyze(key[0], trios, runs, False).used
+        # the outs search, told the exact cover first (cached, or found from a cached
+        # hand one card smaller, or a plain search, which prunes ties): it visits the
+        # same optimal plans as from nothing, but never works out the outs of a plan a
+        # better one then replaces
+        if hit is not None:
+            cover = hit.used
+        else:
+            cover = _cover_from_smaller(key[0], trios, runs)
+            if cover < 0:
+                cover = _analyze(key[0], trios, runs, False).used
         res = _analyze(key[0], trios, runs, True, floor=cover)
     else:
         res = _analyze(key[0], trios, runs, False)
     _remember(key, res)
     return res
+
+
+def _cover_from_smaller(counts: tuple[int, ...], trios: int, runs: int) -> int:
+    """The cover of ``counts`` read from the complete cached analysis of the hand less
+    one of its cards, or -1 when none is cached.
+
+    A hand's outs are exactly the card types whose arrival covers one more contract
+    card (a card it cannot get, a third copy of a natural or a fifth joker, is never
+    one, and never needed here: the smaller hand holds fewer copies than ``counts``
+    does).  So with ``x`` held, the cover of ``counts`` is that of ``counts`` less an
+    ``x``, plus one if ``x`` is among its outs.  The hand a seat held before its draw
+    is usually cached with its outs (the discard that led to it was analysed), so
+    this saves the plain search before the outs search."""
+    less = list(counts)
+    get = _CACHE.get
+    for x, n in enumerate(counts):
+        if n:
+            less[x] = n - 1
+            hit = get((tuple(less), trios, runs))
+            less[x] = n
+            if hit is not None and hit.complete:
+                return hit.used + (x in hit.outs)
+    return -1
 
 
 def deficiency(counts: Sequence[int], contract: Contract | tuple[int, int]) -> int:
@@ -194,15 +223,54 @@ def deficiency_without(counts: Sequence[int], card: int, contract: Contract | tu
     return _bounded(tuple(less), trios, runs, used - 1, used)
 
 
+def analysis_without(counts: Sequence[int], card: int, contract: Contract | tuple[int, int]) -> Analysis:
+    """``analyze(counts_minus(counts, card), contract)`` (with outs) of a held ``card``,
+    found without a search when no optimal plan of the hand uses the card.
+
+    Removing such a card leaves the hand's optimal plans as they were (every plan of the
+    smaller hand is one of the hand's, and the optimal ones never needed the card), so
+    its deficiency, outs, used types and plans are the hand's; the result is cached
+    under the smaller hand.  A seat that discards it holds that hand at its next draw,
+    whose analysis then costs nothing, and so do the deficiency with the card it draws
+    (:func:`deficiency_with`) and the cover of the hand it then holds.  The tests
+    compare it with ``analyze`` of the smaller hand."""
+    if not counts[card]:
+        raise ValueError(f"analysis_without: the hand holds no card {card}")
+    trios, runs = _trios_runs(contract)
+    whole = analyze(counts, (trios, runs))
+    less = list(counts)
+    less[card] -= 1
+    if card in whole.used_types:
+        return analyze(less, (trios, runs))
+    key = (tuple(less), trios, runs)
+    hit = _CACHE.get(key)
+    if hit is not None and hit.complete:
+        return hit
+    _remember(key, whole)
+    return whole
+
+
 def deficiency_with(counts: Sequence[int], card: int, contract: Contract | tuple[int, int]) -> int:
     """``deficiency`` of the hand plus one ``card``, found faster: it covers at least
     what the hand covers and at most one more (the search's floor and goal).  Equal to
     ``deficiency(counts_plus(counts, card), contract)`` (the tests compare them)."""
     trios, runs = _trios_runs(contract)
-    used = analyze(counts, (trios, runs), want_outs=False).used
+    now = analyze(counts, (trios, runs), want_outs=False)
+    used = now.used
     more = list(counts)
     more[card] += 1
-    return _bounded(tuple(more), trios, runs, used, min(used + 1, 3 * trios + 4 * runs))
+    key = tuple(more)
+    if now.complete and counts[card] < (4 if card == JOKER else 2):
+        # the outs are exactly the cards that cover one more (see _cover_from_smaller);
+        # the cover is kept for the outs search of the bigger hand
+        hit = _CACHE.get((key, trios, runs))
+        if hit is not None:
+            return hit.deficiency
+        cover = used + (card in now.outs)
+        total = 3 * trios + 4 * runs
+        _remember((key, trios, runs), Analysis(total - cover, cover, frozenset(), frozenset(), False))
+        return total - cover
+    return _bounded(key, trios, runs, used, min(used + 1, 3 * trios + 4 * runs))
 
 
 def _remember(key: tuple, res: Analysis) -> None:
