@@ -50,7 +50,7 @@ from carioca_env.melds import Meld, MeldKind, TableMeld, check_opening_meld
 from carioca_env.moves import Move, MoveKind, check_well_formed, parse_move
 from carioca_env.openings import CONTRACTS, Contract, meld_kinds_match
 from carioca_env.records import GameRecords
-from carioca_env.view import DealResult, FrozenPrefix, Phase, PlayerView, PublicEvent
+from carioca_env.view import DealResult, FrozenPrefix, Phase, PlayerView, PublicEvent, make_view
 
 __all__ = ["Game"]
 
@@ -337,30 +337,30 @@ class Game(GameRecords):
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know: its own hand, the table and the public history only."""
         seat = self._seat(seat)
-        return PlayerView(
-            seat=seat,
-            num_players=self.num_players,
-            hand_counts=tuple(self.hands[seat]),
-            hand_sizes=tuple(self.hand_sizes),
-            table=self._table_snapshot(),
-            opened=tuple(self.opened),
-            discard_pile=tuple(self.discard),
-            stock_size=len(self.stock),
-            picked_from_discard=tuple(tuple(p) for p in self.picked),
-            known_cards=tuple(tuple(k) for k in self.known),
-            discarded=tuple(tuple(d) for d in self.discarded),
-            history=FrozenPrefix(self.history),
-            current_player=self.current,
-            phase=self.phase,
-            dealer=self.dealer,
-            deal=self.deal_number,
-            contract=self.contract,
-            deal_index=self.deal_index,
-            turn=self.turn,
-            deal_results=tuple(self.deal_results),
-            totals=tuple(self.totals),
-            game_over=self.game_over,
-        )
+        return make_view({
+            "seat": seat,
+            "num_players": self.num_players,
+            "hand_counts": tuple(self.hands[seat]),
+            "hand_sizes": tuple(self.hand_sizes),
+            "table": self._table_snapshot(),
+            "opened": tuple(self.opened),
+            "discard_pile": tuple(self.discard),
+            "stock_size": len(self.stock),
+            "picked_from_discard": tuple(map(tuple, self.picked)),
+            "known_cards": tuple(map(tuple, self.known)),
+            "discarded": tuple(map(tuple, self.discarded)),
+            "history": FrozenPrefix(self.history),
+            "current_player": self.current,
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "deal": self.deal_number,
+            "contract": self.contract,
+            "deal_index": self.deal_index,
+            "turn": self.turn,
+            "deal_results": tuple(self.deal_results),
+            "totals": tuple(self.totals),
+            "game_over": self.game_over,
+        })
 
     # ------------------------------------------------------------------ legal moves
 

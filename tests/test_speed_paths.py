@@ -99,6 +99,34 @@ def test_observations_and_masks_are_byte_identical_to_the_references(
         state.step(action)
 
 
+# ---------------------------------------------------------------- the view
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4))
+def test_game_view_equals_the_view_built_through_the_dataclass_init(seed: int, n: int) -> None:
+    """``Game.view`` builds its :class:`PlayerView` without the frozen dataclass's
+    ``__init__`` (:func:`carioca_env.view.make_view`): at every step of a game and for
+    every seat it holds exactly the dataclass's fields, and equals (and hashes like) the
+    view built through ``__init__`` from the same values."""
+    from dataclasses import fields
+
+    from carioca_env.view import PlayerView
+
+    game = Game(GameConfig(n, (1, 2, 3, 4, 5, 6, 7)), seed=seed)
+    policy = BiasedPolicy(random.Random(seed))
+    names = [f.name for f in fields(PlayerView)]
+    for _ in range(150):
+        if game.game_over:
+            break
+        for seat in range(n):
+            view = game.view(seat)
+            assert list(vars(view)) == names
+            built = PlayerView(**{name: getattr(view, name) for name in names})
+            assert view == built and hash(view) == hash(built)
+        game.apply(policy.choose(game, game.legal_moves()))
+
+
 # ---------------------------------------------------------------- the hand analysis
 
 
