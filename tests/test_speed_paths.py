@@ -156,16 +156,16 @@ def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: 
         for runs in (0, contract.runs):
             assert d._prepare(counts, runs) == d._prepare_reference(counts, runs)
         fast = d.analyze(counts, contract)
-        slow = d._analyze(counts, contract.trios, contract.runs, True, prepare=d._prepare_reference, tight=False)
+        slow = d._analyze_reference(counts, contract.trios, contract.runs, True, prepare=d._prepare_reference, tight=False)
         assert (fast.deficiency, fast.used, fast.outs, fast.used_types, fast.plan_ranks, fast.plan_windows) == (
             slow.deficiency, slow.used, slow.outs, slow.used_types, slow.plan_ranks, slow.plan_windows)
-        plain = d._analyze(counts, contract.trios, contract.runs, False, prepare=d._prepare_reference,
+        plain = d._analyze_reference(counts, contract.trios, contract.runs, False, prepare=d._prepare_reference,
                            tight=False).deficiency
         assert plain == fast.deficiency
         for card in range(53):
             if counts[card]:
                 less = counts_minus(counts, card)
-                expect = d._analyze(less, contract.trios, contract.runs, True, prepare=d._prepare_reference,
+                expect = d._analyze_reference(less, contract.trios, contract.runs, True, prepare=d._prepare_reference,
                                     tight=False)
                 assert d.deficiency_without(counts, card, contract) == expect.deficiency, (counts, card)
                 # the whole analysis of the smaller hand, shared with the hand's when the
@@ -176,7 +176,7 @@ def test_analysis_fast_paths_equal_their_references_on_every_hand(seed: int, n: 
                     assert expect.outs <= slow.outs, (counts, card)
             if counts[card] < (4 if card == 52 else 2):
                 more = counts_plus(counts, card)
-                expect = d._analyze(more, contract.trios, contract.runs, False, prepare=d._prepare_reference,
+                expect = d._analyze_reference(more, contract.trios, contract.runs, False, prepare=d._prepare_reference,
                                     tight=False)
                 assert d.deficiency_with(counts, card, contract) == expect.deficiency, (counts, card)
         # every smaller hand is now cached with its outs: the cover read from them
@@ -187,7 +187,7 @@ def _reference(counts: tuple[int, ...], contract: tuple[int, int]):  # type: ign
     """The analysis with outs, uncached, through every reference (the walk over the
     cards, no plain search first, none of the search's pruning-only bounds)."""
     d = _deficiency_module
-    return d._analyze(counts, contract[0], contract[1], True, prepare=d._prepare_reference, tight=False)
+    return d._analyze_reference(counts, contract[0], contract[1], True, prepare=d._prepare_reference, tight=False)
 
 
 def _fields(a) -> tuple:  # type: ignore[no-untyped-def]
@@ -231,7 +231,7 @@ def test_bounded_deficiencies_agree_with_deficiency_on_planted_hands() -> None:
                     if less.deficiency == slow.deficiency:
                         assert less.outs <= slow.outs, (hand, card, contract)
                 if hand[card] < (4 if card == 52 else 2):
-                    more = d._analyze(counts_plus(hand, card), *contract, False, prepare=d._prepare_reference, tight=False)
+                    more = d._analyze_reference(counts_plus(hand, card), *contract, False, prepare=d._prepare_reference, tight=False)
                     assert d.deficiency_with(hand, card, contract) == more.deficiency
 
 
@@ -252,7 +252,7 @@ def _reference_analysis() -> Iterator[None]:
 
     def analyze(counts, contract, want_outs=True):  # type: ignore[no-untyped-def]
         trios, runs = d._trios_runs(contract)
-        return d._analyze(tuple(counts), trios, runs, want_outs, prepare=d._prepare_reference, tight=False)
+        return d._analyze_reference(tuple(counts), trios, runs, want_outs, prepare=d._prepare_reference, tight=False)
 
     heuristic.analyze = analyze
     heuristic.deficiency_with = lambda counts, card, contract: analyze(counts_plus(counts, card), contract, False).deficiency

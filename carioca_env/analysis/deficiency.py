@@ -358,10 +358,200 @@ def _prepare_reference(counts: tuple[int, ...], runs: int) -> Prepared:
     return c1, c2, rc, wins
 
 
-def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
-             prepare: Callable[[tuple[int, ...], int], Prepared] = _prepare, floor: int = -1,
-             goal: int | None = None, tight: bool = True) -> Analysis:
-    """The analysis of a hand (see the module docstring).  ``floor`` and ``goal`` (for
+def _analyze(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool, floor: int = -1,
+             goal: int | None = None) -> Analysis:
+    """The analysis of a hand: :func:`_analyze_reference`'s search, made faster (the tests
+    compare the two on every hand of many games).
+
+    The same nodes in the same order, with two changes that only save time: a node's
+    leaf (the rest of the runs empty) is worked out in the node itself rather than in a
+    call, and the outs, the used types, the plan's ranks and windows are kept while
+    searching as bit masks per suit (a run's gaps and cards are already masks: one OR
+    each instead of a set insertion per card), turned into sets once at the end."""
+    total = 3 * trios + 4 * runs
+    jokers = counts[JOKER]
+    c1, c2, rc, wins = _prepare(counts, runs)
+    trio_ub = _trio_slots(rc, trios)[0] if trios else 0
+    nwins = len(wins)
+    best = floor
+    goal = total if goal is None else goal
+    acc = list(_ACC0)  # see _leaf_acc
+    chosen: list[tuple[int, int, int, bool]] = []
+    strict = want_outs
+
+    def dfs(i: int, rem: int, nat_r: int, jl: int, hungry_r: bool) -> bool:
+        nonlocal best
+        base = nat_r + (jokers - jl) + trio_ub + (jl if jl < rem + trios else rem + trios)
+        if base > best or (base == best and strict):
+            # the leaf: the rest of the runs empty; empty runs and trio holes share the
+            # jokers left, one per meld, +1 each
+            je = jl if jl < rem else rem
+            used = nat_r + (jokers - jl) + je
+            vt = _trio_value(rc, trios, jl - je) if trios else 0
+            used += vt
+            if used >= best:
+                if used > best:
+                    best = used
+                    if strict:
+                        acc[:] = _ACC0
+                if strict:
+                    _leaf_acc(rc, c1, trios, jl, rem, hungry_r, vt, chosen, acc, used < total)
+            if best >= goal and not strict:
+                return True
+        if rem == 0:
+            return False
+        for j in range(i, nwins):
+            top, s, w = wins[j]
+            ub = base + rem * top
+            if ub > total:
+                ub = total
+            if ub < best or (ub == best and not strict):
+                break
+            m1 = c1[s]
+            full = m1 & w
+            if not full:
+                continue
+            ub = base + full.bit_count() + (rem - 1) * top
+            if ub < best or (ub == best and not strict):
+                continue
+            m2 = c2[s]
+            if full != w:
+                opts: tuple[tuple[int, bool], ...] = ((full, jl > 0),)
+                if strict and jl and (rem > 1 or trios) and full & (full - 1):
+                    opts += tuple((full & ~(1 << k), True) for k in _BITS[full])
+            elif jl and (rem > 1 or trios):
+                opts = ((full, False),) + tuple((full & ~(1 << k), True) for k in _BITS[w])
+            else:
+                opts = ((full, False),)
+            for take, joker in opts:
+                c1[s] = (m1 & ~take) | (m2 & take)
+                c2[s] = m2 & ~take
+                if trios:
+                    for k in _BITS[take]:
+                        rc[k] -= 1
+                chosen.append((s, w, w & ~take, joker))
+                nat = take.bit_count()
+                done = dfs(j, rem - 1, nat_r + nat, jl - joker, hungry_r or (nat < 4 and not joker))
+                chosen.pop()
+                if trios:
+                    for k in _BITS[take]:
+                        rc[k] += 1
+                c1[s] = m1
+                c2[s] = m2
+                if done:
+                    return True
+        return False
+
+    dfs(0, runs, 0, jokers, False)
+    if not want_outs:
+        return Analysis(total - best, best, _EMPTY, _EMPTY, False)
+    flags = acc[12]
+    outs: set[int] = set()
+    usedt: set[int] = set()
+    trio_outs = acc[14]
+    for s in range(4):
+        base = 13 * s
+        m = acc[s] | trio_outs
+        if m:
+            outs.update([base + k for k in _BITS[m]])
+        m = acc[4 + s]
+        if m:
+            usedt.update([base + k for k in _BITS[m]])
+    if flags & 1:
+        outs.add(JOKER)
+    if flags & 2:
+        usedt.add(JOKER)
+    if flags & 4:
+        outs.update(_ALL_NATURALS)
+    # a third copy of a natural (or a fifth joker) cannot be drawn
+    dead = [c for c in outs if counts[c] >= (4 if c == JOKER else 2)]
+    for c in dead:
+        outs.discard(c)
+    pwins = frozenset((s, k + 1) for s in range(4) for k in _BITS[acc[8 + s]])
+    return Analysis(total - best, best, frozenset(outs), frozenset(usedt), True,
+                    frozenset([k + 1 for k in _BITS[acc[13]]]), pwins)
+
+
+#: :func:`_analyze`'s accumulator, empty: per suit the outs (0-3), the used types (4-7)
+#: and the plan's windows as bits of their index (8-11); flags (12): 1 the joker is an
+#: out, 2 the joker is used, 4 every natural is an out; the plan's trio ranks as bits of
+#: rank - 1 (13); ranks whose four suits are outs (14)
+_ACC0 = (0,) * 15
+_EMPTY: frozenset[int] = frozenset()
+#: the bit of each run window's index (0..10) in :data:`WINDOW_MASKS`
+_WINDOW_BIT = {w: 1 << i for i, w in enumerate(WINDOW_MASKS)}
+_NO_TRIOS: tuple[tuple[tuple[int, ...], int], ...] = (((), 0),)
+
+
+def _same_ranks(rc: list[int], n: int) -> int:
+    """Bits of the ranks holding exactly ``n`` naturals."""
+    m = 0
+    for r in range(13):
+        if rc[r] == n:
+            m |= 1 << r
+    return m
+
+
+def _leaf_acc(
+    rc: list[int], c1: list[int], trios: int, jl: int, empties: int, hungry_r: bool, vt: int,
+    chosen: list[tuple[int, int, int, bool]], acc: list[int], short: bool,
+) -> None:
+    """:func:`_leaf_outs` into :func:`_analyze`'s bit masks (see :data:`_ACC0`): the outs,
+    used types, plan ranks and windows of every optimal trio choice of one optimal plan."""
+    flags = acc[12]
+    for s, w, miss, joker in chosen:
+        acc[4 + s] |= w & ~miss
+        acc[8 + s] |= _WINDOW_BIT[w]
+        if joker:
+            flags |= 2
+    jt = jl - empties if jl > empties else 0
+    if jl < empties or (jl and empties):
+        flags |= 2
+    if empties and short:
+        flags |= 4
+    top: list[int] | tuple[()] = ()
+    configs: list[tuple[tuple[int, ...], int]] | tuple[tuple[tuple[int, ...], int], ...] = _NO_TRIOS
+    if trios:
+        top = _top_ranks(rc, trios)
+        configs = []
+        for mv in _M_VECTORS[trios]:
+            v, holes = _config_value(rc, top, mv, jt)
+            if v == vt:
+                configs.append((mv, holes))
+    for mv, holes in configs:
+        if holes and jt:
+            flags |= 2
+        for k, m in zip(top, mv, strict=True):
+            if m:
+                n = rc[k]
+                if n:  # any rank holding as many naturals can stand in
+                    same = _same_ranks(rc, n)
+                    acc[13] |= same
+                    for s in range(4):
+                        acc[4 + s] |= c1[s] & same
+        if not short:
+            continue
+        hungry = hungry_r or jl < empties + holes
+        if hungry:
+            flags |= 1
+        for s, _, miss, joker in chosen:
+            # a run whose only gap is its joker's gains from a card only if a joker is short
+            if miss and (hungry or not joker or miss & (miss - 1)):
+                acc[s] |= miss
+        for k, m in zip(top, mv, strict=True):
+            if m:
+                n = rc[k]
+                gap = 3 * m - n
+                if gap > m or (gap > 0 and hungry):
+                    acc[14] |= _same_ranks(rc, n)
+    acc[12] = flags
+
+
+def _analyze_reference(counts: tuple[int, ...], trios: int, runs: int, want_outs: bool,
+                       prepare: Callable[[tuple[int, ...], int], Prepared] = _prepare, floor: int = -1,
+                       goal: int | None = None, tight: bool = True) -> Analysis:
+    """The analysis of a hand (see the module docstring), the slow reference of
+    :func:`_analyze`: outs and used types added to sets card by card at every leaf.  ``floor`` and ``goal`` (for
     ``want_outs=False`` only) bound the cover from outside: the search prunes what cannot
     beat ``floor``, known to be reachable, and stops once it reaches ``goal``, known to
     be the most there is.  With ``want_outs``, ``floor`` may only be the hand's exact
