@@ -127,6 +127,20 @@ def test_game_view_equals_the_view_built_through_the_dataclass_init(seed: int, n
         game.apply(policy.choose(game, game.legal_moves()))
 
 
+@settings(max_examples=300, deadline=None)
+@given(cards=st.lists(st.integers(0, 52), max_size=20), trios=st.booleans(), runs=st.booleans())
+def test_groups_of_equals_its_rank_by_rank_reference(cards: list[int], trios: bool, runs: bool) -> None:
+    """The greedy player's groups (pairs, near-runs, jokers) found on the suits' rank
+    masks equal those found rank by rank and position by position."""
+    from carioca_env.analysis.hand_counts import groups_of, groups_of_reference
+
+    counts = [0] * 53
+    for c in cards:
+        if counts[c] < (4 if c == 52 else 2):
+            counts[c] += 1
+    assert groups_of(counts, trios, runs) == groups_of_reference(counts, trios, runs)
+
+
 # ---------------------------------------------------------------- the hand analysis
 
 

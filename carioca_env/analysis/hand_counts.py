@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from carioca_env.analysis.deficiency import _BITS as _BITS13  # the set bits of every 13-bit mask
 from carioca_env.analysis.deficiency import suit_masks
 from carioca_env.cards import JOKER, rank_of, suit_of
 from carioca_env.melds import HIGH_ACE, LOW_ACE, card_positions, position_card
@@ -50,6 +51,34 @@ def groups_of(counts: Sequence[int], trios: bool = True, runs: bool = True) -> s
     """Card types that belong to a group of the hand: a pair (or more) of one rank (when
     ``trios``), two cards of one suit at most two positions apart, a near-run (when
     ``runs``), or a joker."""
+    # on the suits' rank masks (bit k: rank k + 1 held once, or twice), every rank at once
+    c1, c2 = suit_masks(counts)
+    out: set[int] = {JOKER} if counts[JOKER] else set()
+    if trios:
+        a, b, c, d = c1
+        # ranks held twice in one suit, or in two suits or more
+        paired = c2[0] | c2[1] | c2[2] | c2[3] | (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        if paired:
+            for s in range(4):
+                base = 13 * s
+                out.update([base + k for k in _BITS13[c1[s] & paired]])
+    if runs:
+        for s in range(4):
+            m = c1[s]
+            if not m:
+                continue
+            pos = (m << 1) | ((m & 1) << 14)  # bit p = position p, the ace on both ends
+            near = ((pos << 1) | (pos << 2) | (pos >> 1) | (pos >> 2)) & pos
+            # positions 1..14 back to ranks: the ace (positions 1 and 14) is rank bit 0
+            ranks = ((near >> 1) & 0x1FFF) | ((near >> 14) & 1)
+            base = 13 * s
+            out.update([base + k for k in _BITS13[ranks]])
+    return out
+
+
+def groups_of_reference(counts: Sequence[int], trios: bool = True, runs: bool = True) -> set[int]:
+    """:func:`groups_of` rank by rank and position by position (the slow reference the
+    tests compare it with)."""
     out: set[int] = set()
     if counts[JOKER]:
         out.add(JOKER)
