@@ -14,6 +14,7 @@ from scipy.optimize import minimize
 from carioca_experiments.evaluation.ratings import (
     ELO_SCALE,
     RatingError,
+    bootstrap_strengths,
     deck_comparisons,
     fit_ratings,
     fit_strengths,
@@ -124,3 +125,16 @@ def test_rating_table_rows() -> None:
     head, rows = rating_table(fit_ratings(LABELS, _records(5, seed=4)))
     assert head == ["agent", "rating", "95% CI", "matches", "pairs"]
     assert [r[0] for r in rows][0] == "strong" and all(r[2].startswith("[") for r in rows)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n_decks=st.integers(1, 6), seed=st.integers(0, 2**16), players=st.integers(2, 3))
+def test_the_bootstrap_fits_a_repeated_total_once_with_the_same_result(n_decks: int, seed: int, players: int) -> None:
+    """The resampled totals that repeat are fit once: the bootstrap's rows are those of
+    fitting every resample, for the same generator."""
+    wins, _ = deck_comparisons(LABELS, _records(n_decks, seed, players))
+    stack = np.stack([wins[k] for k in sorted(wins, key=repr)])
+    memo = bootstrap_strengths(stack, np.random.default_rng(seed), 120)
+    every = bootstrap_strengths(stack, np.random.default_rng(seed), 120, memo=False)
+    assert memo.tobytes() == every.tobytes()
+
