@@ -538,12 +538,6 @@ class GameEncoder:
         # unseen = deck - pile - table (cache.base) - hand: kept value by value as the
         # pile and the hand move card by card, recomputed when anything was recounted
         recount = False
-        pile = game.discard
-        if pile != cache.pile:
-            recount = self._write_pile(pile, cache)
-        if pile:
-            cache.top = self._top.start + pile[-1]
-            buf[cache.top] = 1.0
         if game.table_version != cache.table_version:
             self._write_melds(game, seat, cache)
             recount = True
@@ -551,6 +545,15 @@ class GameEncoder:
             np.subtract(_DECK, out[self._pile], out=cache.base)
             cache.base -= cache.table_counts
         self._follow_events(game, seat, cache, recount)
+        pile = game.discard
+        if pile != cache.pile:  # a change the events did not tell (a recycled stock, a new deal)
+            if self._write_pile(pile, cache):
+                np.subtract(_DECK, out[self._pile], out=cache.base)
+                cache.base -= cache.table_counts
+                recount = True
+        if pile:
+            cache.top = self._top.start + pile[-1]
+            buf[cache.top] = 1.0
         hand = game.hands[seat]
         if hand != cache.hand:  # a change the events did not tell (a new deal, an opening)
             out[self._hand] = hand
@@ -597,10 +600,10 @@ class GameEncoder:
         return np.concatenate(parts)
 
     def _follow_events(self, game: Game, seat: int, cache: _SeatCache, recount: bool) -> None:
-        """Apply the public events since the seat's last look to its hand and the
-        discarded-by pieces card by card, with ``cache.hand`` and ``cache.discarded`` (the
-        lists those pieces now show) moved alike; unseen too unless ``recount`` (then it
-        is recomputed).  The caller compares those lists with the game's and rewrites a
+        """Apply the public events since the seat's last look to its hand, the
+        discarded-by pieces and the discard pile card by card, with ``cache.hand``,
+        ``cache.discarded`` and ``cache.pile`` (the lists those pieces now show) moved
+        alike, and ``cache.base``; unseen too unless ``recount`` (then it is recomputed).  The caller compares those lists with the game's and rewrites a
         piece whole where they differ, so an event read wrongly costs time, never
         correctness.  A seat's stock draw shows no card: the game's ``drawn_card`` is
         the card of the latest draw."""
@@ -613,8 +616,8 @@ class GameEncoder:
             return
         events = history[seen:]
         cache.seen = len(history)
-        buf, hand = cache.buf, cache.hand
-        h0, u0 = self._hand.start, self._unseen.start
+        buf, hand, pile, base = cache.buf, cache.hand, cache.pile, cache.base_buf
+        h0, u0, p0 = self._hand.start, self._unseen.start, self._pile.start
         d0, n = self._off["discarded_by"], self.num_players
         for ev in events:
             kind, card = ev.kind, ev.card
@@ -624,10 +627,22 @@ class GameEncoder:
                 if discarded is not None:
                     discarded[card] += 1
                     buf[d0 + ((q - seat) % n) * NUM_CARD_TYPES + card] += 1.0
+                # onto the pile: out's pile counts, base and unseen follow cache.pile
+                pile.append(card)
+                buf[p0 + card] += 1.0
+                base[card] -= 1.0
+                if not recount:
+                    buf[u0 + card] -= 1.0
                 delta = -1
             elif kind == "LAY_OFF" or kind == "SWAP":
                 delta = -1
             elif kind == "DRAW_DISCARD":
+                if pile and pile[-1] == card:  # else the caller's pile check recounts
+                    pile.pop()
+                    buf[p0 + card] -= 1.0
+                    base[card] += 1.0
+                    if not recount:
+                        buf[u0 + card] += 1.0
                 delta = 1
             elif kind == "DRAW_STOCK":
                 card, delta = game.drawn_card, 1
