@@ -4,6 +4,10 @@
   byte for byte those of ``encode_observation`` of the seat's view and of
   ``ActionTable.legal_mask(game.legal_moves())``, at every step of hypothesis games
   driven through action ids (openings chosen meld by meld included);
+- the mask ``CariocaState`` keeps from step to step (a bytearray whose ids set last time
+  are cleared at each refresh): the reference's bytes before every step of env games,
+  across resets, refused ids, ``forget()``, pending melds taken back, deep copies and
+  pickles;
 - the hand analysis: ``_prepare`` (per-suit tables) equals ``_prepare_reference`` (a
   walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
   reference, and ``deficiency_without`` / ``deficiency_with`` (bounded searches) equal the
