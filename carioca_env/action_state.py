@@ -12,13 +12,19 @@ from typing import Any
 
 import numpy as np
 
-from carioca_env.actions import action_table
+from carioca_env.actions import ActionKind, action_table
+from carioca_env.cards import NUM_CARD_TYPES
 from carioca_env.errors import ArgumentTypeError, IllegalMoveError, InvalidArgumentError, described, excerpt
 from carioca_env.game import Game
 from carioca_env.melds import Meld
 from carioca_env.moves import Move
 from carioca_env.observation import GameEncoder
 from carioca_env.view import Phase
+
+#: ``bytes.translate`` table of a card count to a mask byte: 1 when any copy is held
+_NONZERO = bytes([0] + [1] * 255)
+#: the discard range of a mask that offers no discard
+_NO_DISCARDS = bytes(NUM_CARD_TYPES)
 
 
 class IllegalActionError(IllegalMoveError):
@@ -81,29 +87,66 @@ class CariocaState:
         self.table = action_table(game.num_players)
         self.encoder = GameEncoder(game.num_players, features)
         self.pending: list[Meld] = []
-        self._mask_key: tuple[int, int] | None = None
-        self._mask = np.zeros(self.table.size, dtype=np.int8)
+        # the position the mask was built for: moves played and melds pending (-1: none)
+        self._mask_moves = -1
+        self._mask_pending = -1
+        # the mask kept from step to step: its bytes, an int8 numpy view of them (copied
+        # out by mask()), the single ids set in it and whether its discard range holds
+        # the hand.  A refresh clears just those and writes the new ones byte by byte
+        # (a bytearray write costs a fraction of a numpy scalar write), instead of
+        # building an array of every id at every step.
+        self._buf = bytearray(self.table.size)
+        self._mask = np.frombuffer(self._buf, dtype=np.int8)
+        self._ids: list[int] = []
+        self._held = False
+        d = self.table.ranges[ActionKind.DISCARD]
+        self._discards = (d.start, d.stop)
         self._melds_key = -1
         self._melds: list[Move] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state without the numpy view (a copy would part it from the bytes)."""
+        state = self.__dict__.copy()
+        del state["_mask"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or deep-copied state, the view made again over its own bytes."""
+        self.__dict__.update(state)
+        self._mask = np.frombuffer(self._buf, dtype=np.int8)
+
     def _refresh(self) -> None:
-        moves_played = len(self.game.moves)
-        key = (moves_played, len(self.pending))
-        if key != self._mask_key:
-            self._mask_key = key
-            melds = None
-            if self.game.phase is Phase.PLAY:
-                # every meld step of an opening is the same position: generate its moves once
-                if self._melds_key != moves_played:
-                    self._melds_key = moves_played
-                    self._melds = self.game.meld_moves()
-                melds = self._melds
-            self._mask = self.table.game_mask(self.game, self.pending, melds)
+        game, pending = self.game, self.pending
+        moves_played = len(game.moves)
+        if moves_played == self._mask_moves and len(pending) == self._mask_pending:
+            return
+        self._mask_moves, self._mask_pending = moves_played, len(pending)
+        melds = None
+        if game.phase is Phase.PLAY:
+            # every meld step of an opening is the same position: generate its moves once
+            if self._melds_key != moves_played:
+                self._melds_key = moves_played
+                self._melds = game.meld_moves()
+            melds = self._melds
+        ids, held = self.table.game_ids(game, pending, melds)
+        buf = self._buf
+        for i in self._ids:
+            buf[i] = 0
+        for i in ids:
+            buf[i] = 1
+        self._ids = ids
+        lo, hi = self._discards
+        if held:
+            # a count per card type, 0 or 1 per byte: the discards of the types held
+            buf[lo:hi] = bytes(game.hands[game.current_player]).translate(_NONZERO)
+        elif self._held:
+            buf[lo:hi] = _NO_DISCARDS
+        self._held = held
 
     def forget(self) -> None:
         """Drop the cached mask and melding moves (after editing ``pending`` by hand, or to
         time a mask built from scratch)."""
-        self._mask_key = None
+        self._mask_moves = self._mask_pending = -1
         self._melds_key = -1
 
     def mask(self) -> np.ndarray:
@@ -114,7 +157,7 @@ class CariocaState:
     def is_legal(self, action: int) -> bool:
         """Whether the mask offers ``action`` (an int id; see :func:`action_id`)."""
         self._refresh()
-        return 0 <= action < self.table.size and bool(self._mask[action])
+        return 0 <= action < self.table.size and self._buf[action] == 1
 
     def illegal(self, action: int | None) -> IllegalActionError:
         """The error of an action id the mask does not offer (names it, the seat and phase)."""

@@ -208,27 +208,56 @@ class ActionTable:
     def game_mask(self, game: Game, pending: Sequence[Meld] = (), meld_moves: Sequence[Move] | None = None) -> np.ndarray:
         """The mask of ``legal_mask(game.legal_moves(), game.current_player, pending)``, made faster.
 
-        The environment's path: draws and discards come straight from the stock, the
-        pile and the hand counts, and only the play phase's melding moves are generated
-        (or taken from ``meld_moves``, ``game.meld_moves()`` of this very position, which
-        the env keeps while an opening is chosen meld by meld).  The tests compare it
-        with :meth:`legal_mask` on many random states.
+        Draws and discards come straight from the stock, the pile and the hand counts,
+        and only the play phase's melding moves are generated (or taken from
+        ``meld_moves``, ``game.meld_moves()`` of this very position, which the env keeps
+        while an opening is chosen meld by meld): the ids of :meth:`game_ids`.  The
+        tests compare it with :meth:`legal_mask` on many random states.
         """
         mask = np.zeros(self.size, dtype=np.int8)
-        phase = game.phase
-        if phase is Phase.DRAW:
-            if game.stock:
-                mask[self._draw_stock] = 1
-            if game.discard:
-                mask[self._draw_discard] = 1
-            return mask
-        if phase is Phase.GAME_OVER:
-            return mask
-        if phase is Phase.PLAY:
-            self._mark(mask, game.meld_moves() if meld_moves is None else meld_moves, game.current_player, pending)
-        if not pending:
+        ids, held = self.game_ids(game, pending, meld_moves)
+        if ids:
+            mask[ids] = 1
+        if held:
             mask[self._discards] = np.array(game.hands[game.current_player], dtype=bool)
         return mask
+
+    def game_ids(self, game: Game, pending: Sequence[Meld] = (),
+                 meld_moves: Sequence[Move] | None = None) -> tuple[list[int], bool]:
+        """What :meth:`game_mask` sets: the ids it sets one by one (draws, opening melds,
+        lay-offs, swaps; an id may repeat), and whether it offers the discard of every
+        card type the actor holds.
+
+        :class:`~carioca_env.action_state.CariocaState` writes them into a mask it keeps
+        from step to step (clearing only what it set the step before), rather than
+        building an array of every id at every step.
+        """
+        phase = game.phase
+        if phase is Phase.DRAW:
+            ids = []
+            if game.stock:
+                ids.append(self._draw_stock)
+            if game.discard:
+                ids.append(self._draw_discard)
+            return ids, False
+        if phase is Phase.GAME_OVER:
+            return [], False
+        if phase is Phase.PLAY:
+            moves = game.meld_moves() if meld_moves is None else meld_moves
+            return self._meld_ids(moves, game.current_player, pending), not pending
+        return [], not pending
+
+    def _meld_ids(self, moves: Sequence[Move], actor: int, pending: Sequence[Meld]) -> list[int]:
+        """The ids :meth:`_mark` sets for ``moves`` (the reference's loop, kept apart so
+        that :meth:`legal_mask` stays the plain reference): with ``pending`` melds, only
+        the next meld of each opening that starts with them."""
+        base, meld_id = self._open_base, self.meld_id
+        k = len(pending)
+        if k:
+            prefix = tuple(pending)
+            return [base + meld_id[m.melds[k]] for m in moves if m.kind is MoveKind.OPEN and m.melds[:k] == prefix]
+        return [base + meld_id[m.melds[0]] if m.kind is MoveKind.OPEN else self.move_actions(m, actor)[0]
+                for m in moves]
 
     # --- decoding
 

@@ -199,6 +199,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.render_mode = render_mode
         n = config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         self.table = action_table(n)
         self.layout = obs_layout(n, config.features)
@@ -276,6 +277,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         """
         state = self._live()
         agent = self.agent_selection if agent is None else self._agent(agent)
+        return self._mask_of(state, agent)
+
+    def _mask_of(self, state: CariocaState, agent: str) -> np.ndarray:
+        """:meth:`action_mask` of a checked ``agent``."""
         if agent != self.agent_selection or self.terminations[agent] or self.truncations[agent]:
             return np.zeros(self.table.size, dtype=np.int8)
         return state.mask()
@@ -338,7 +343,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[game.current_player]
         self._deals_seen = 0
-        self._set_infos()
+        self._set_infos(self.carioca_state)
 
     def _new_game(self, game_seed: int, options: Any) -> Game:
         """The game a reset starts, from checked ``options``."""
@@ -375,8 +380,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             ArgumentTypeError / InvalidArgumentError: ``agent`` is not one of ``possible_agents``.
         """
         state = self._live()
-        seat = self.possible_agents.index(self._agent(agent))
-        return {"observation": state.observe(seat), "action_mask": self.action_mask(agent)}
+        # the seat of a plain string naming an agent in one lookup (every step's path);
+        # anything else goes through _agent, which refuses it or lets a str subclass by
+        seat = self._seats.get(agent) if type(agent) is str else None
+        if seat is None:
+            seat = self.possible_agents.index(self._agent(agent))
+        return {"observation": state.observe(seat), "action_mask": self._mask_of(state, agent)}
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for the agent to act (``None`` for an agent that is done).
@@ -409,14 +418,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.rewards = dict.fromkeys(self.agents, 0.0)
         state.play_legal(a)  # the mask just offered it: no second check
         game = state.game
-        self._score_deals(game)
+        if self._deals_seen < len(game.deal_results) or game.game_over:  # else nothing to score
+            self._score_deals(game)
         if game.game_over:
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.config.max_turns is not None and game.turn >= self.config.max_turns:
             self.truncations = dict.fromkeys(self.agents, True)  # R17: cut off, never scored
         self.agent_selection = self.possible_agents[game.current_player]
         self._accumulate_rewards()
-        self._set_infos()
+        self._set_infos(state)
         if self.render_mode == "human":
             self.render()
 
@@ -432,13 +442,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             for i, a in enumerate(self.agents):
                 self.rewards[a] += 1.0 if i in game.winners else -1.0
 
-    def _set_infos(self) -> None:
-        state = self._live()
+    def _set_infos(self, state: CariocaState) -> None:
         game = state.game
         # computed once for every agent: this runs on every step
         deal, totals = game.deal_number, tuple(game.totals)
-        phase = "choosing_opening" if state.pending else game.phase.value
-        self.infos = {a: {"seat": i, "deal": deal, "phase": phase, "totals": totals} for i, a in enumerate(self.agents)}
+        # _value_ (the enum's documented attribute) rather than the .value property, and
+        # a plain loop rather than a comprehension's frame: a third of the cost
+        phase = "choosing_opening" if state.pending else game.phase._value_
+        infos: dict[str, dict[str, Any]] = {}
+        for i, a in enumerate(self.agents):
+            infos[a] = {"seat": i, "deal": deal, "phase": phase, "totals": totals}
+        self.infos = infos
 
     def render(self, seat: int | None = None) -> str | np.ndarray | None:
         """The table: the acting seat's hand only, unless ``render_all_hands``.

@@ -484,6 +484,16 @@ class GameEncoder:
         self._caches: list[_SeatCache | None] = [None] * num_players
         self._orders = [[(seat + k) % num_players for k in range(num_players)] for seat in range(num_players)]
         self._plain = self._core == "base" and not self._extras
+        # the offsets of every step's writes as plain ints (a slice's .start or a dict
+        # lookup, at each of them, adds up on a path that runs at every step)
+        off = self._off
+        self._h0, self._top0, self._p0, self._u0 = off["hand"], off["top_discard"], off["discard_pile"], off["unseen"]
+        self._stock0, self._turn0, self._phase0 = off["stock_size"], off["turn"], off["phase"]
+        # per observing seat, per relative seat k: (seat q, offset of q's discarded-by
+        # piece, offset of q's known-cards piece or -1 for the observer itself)
+        d0, k0 = off["discarded_by"], off["known_cards"] - NUM_CARD_TYPES
+        self._looks = [tuple((q, d0 + k * NUM_CARD_TYPES, k0 + k * NUM_CARD_TYPES if k else -1)
+                             for k, q in enumerate(order)) for order in self._orders]
 
     def _write_melds(self, game: Game, seat: int, cache: _SeatCache) -> None:
         n = self.num_players
@@ -532,18 +542,9 @@ class GameEncoder:
         if cache is None or cache.game is not game:
             cache = self._caches[seat] = _SeatCache(game, self.layout.size)
         buf, out = cache.buf, cache.out
-        if cache.top >= 0:
-            buf[cache.top] = 0.0
-            cache.top = -1
         # unseen = deck - pile - table (cache.base) - hand: kept value by value as the
         # pile and the hand move card by card, recomputed when anything was recounted
         recount = False
-        pile = game.discard
-        if pile != cache.pile:
-            recount = self._write_pile(pile, cache)
-        if pile:
-            cache.top = self._top.start + pile[-1]
-            buf[cache.top] = 1.0
         if game.table_version != cache.table_version:
             self._write_melds(game, seat, cache)
             recount = True
@@ -551,6 +552,19 @@ class GameEncoder:
             np.subtract(_DECK, out[self._pile], out=cache.base)
             cache.base -= cache.table_counts
         self._follow_events(game, seat, cache, recount)
+        pile = game.discard
+        if pile != cache.pile:  # a change the events did not tell (a recycled stock, a new deal)
+            if self._write_pile(pile, cache):
+                np.subtract(_DECK, out[self._pile], out=cache.base)
+                cache.base -= cache.table_counts
+                recount = True
+        top = self._top0 + pile[-1] if pile else -1
+        if top != cache.top:
+            if cache.top >= 0:
+                buf[cache.top] = 0.0
+            if top >= 0:
+                buf[top] = 1.0
+            cache.top = top
         hand = game.hands[seat]
         if hand != cache.hand:  # a change the events did not tell (a new deal, an opening)
             out[self._hand] = hand
@@ -558,24 +572,21 @@ class GameEncoder:
             recount = True
         if recount:
             np.subtract(cache.base, out[self._hand], out=out[self._unseen])
-        off = self._off
-        d0 = off["discarded_by"]
-        k0 = off["known_cards"] - NUM_CARD_TYPES  # opponents only: relative seat k >= 1
-        order = self._orders[seat]
         discarded, known = game.discarded, game.known
         seen_d, seen_k = cache.discarded, cache.known
-        for k, q in enumerate(order):
+        for q, d0, k0 in self._looks[seat]:
             d = discarded[q]
             if d != seen_d[q]:  # what the events did not tell (a new deal)
-                out[d0 + k * NUM_CARD_TYPES:d0 + (k + 1) * NUM_CARD_TYPES] = d
+                out[d0:d0 + NUM_CARD_TYPES] = d
                 seen_d[q] = d.copy()
-            if k:
+            if k0 >= 0:  # an opponent: its known cards
                 kn = known[q]
                 if kn != seen_k[q]:
-                    out[k0 + k * NUM_CARD_TYPES:k0 + (k + 1) * NUM_CARD_TYPES] = kn
+                    out[k0:k0 + NUM_CARD_TYPES] = kn
                     seen_k[q] = kn.copy()
         self._write_tail(game, seat, pending, cache)
         if pending or cache.pending:
+            off = self._off
             out[self._pending] = 0.0
             p = off["pending"]
             for meld in pending:
@@ -597,26 +608,26 @@ class GameEncoder:
         return np.concatenate(parts)
 
     def _follow_events(self, game: Game, seat: int, cache: _SeatCache, recount: bool) -> None:
-        """Apply the public events since the seat's last look to its hand and the
-        discarded-by pieces card by card, with ``cache.hand`` and ``cache.discarded`` (the
-        lists those pieces now show) moved alike; unseen too unless ``recount`` (then it
-        is recomputed).  The caller compares those lists with the game's and rewrites a
+        """Apply the public events since the seat's last look to its hand, the
+        discarded-by pieces and the discard pile card by card, with ``cache.hand``,
+        ``cache.discarded`` and ``cache.pile`` (the lists those pieces now show) moved
+        alike, and ``cache.base``; unseen too unless ``recount`` (then it is recomputed).  The caller compares those lists with the game's and rewrites a
         piece whole where they differ, so an event read wrongly costs time, never
         correctness.  A seat's stock draw shows no card: the game's ``drawn_card`` is
         the card of the latest draw."""
         history = game.history
-        if cache.history is not history or cache.seen > len(history):  # a new deal: rewritten whole
-            cache.history, cache.seen = history, len(history)
+        seen, size = cache.seen, len(history)
+        if seen == size and cache.history is history:  # nothing happened since
             return
-        seen = cache.seen
-        if seen == len(history):
+        if cache.history is not history or seen > size:  # a new deal: rewritten whole
+            cache.history, cache.seen = history, size
             return
-        events = history[seen:]
-        cache.seen = len(history)
-        buf, hand = cache.buf, cache.hand
-        h0, u0 = self._hand.start, self._unseen.start
+        cache.seen = size
+        buf, hand, pile, base = cache.buf, cache.hand, cache.pile, cache.base_buf
+        h0, u0, p0 = self._h0, self._u0, self._p0
         d0, n = self._off["discarded_by"], self.num_players
-        for ev in events:
+        for i in range(seen, size):
+            ev = history[i]
             kind, card = ev.kind, ev.card
             if kind == "DISCARD":
                 q = ev.seat
@@ -624,10 +635,22 @@ class GameEncoder:
                 if discarded is not None:
                     discarded[card] += 1
                     buf[d0 + ((q - seat) % n) * NUM_CARD_TYPES + card] += 1.0
+                # onto the pile: out's pile counts, base and unseen follow cache.pile
+                pile.append(card)
+                buf[p0 + card] += 1.0
+                base[card] -= 1.0
+                if not recount:
+                    buf[u0 + card] -= 1.0
                 delta = -1
             elif kind == "LAY_OFF" or kind == "SWAP":
                 delta = -1
             elif kind == "DRAW_DISCARD":
+                if pile and pile[-1] == card:  # else the caller's pile check recounts
+                    pile.pop()
+                    buf[p0 + card] -= 1.0
+                    base[card] += 1.0
+                    if not recount:
+                        buf[u0 + card] += 1.0
                 delta = 1
             elif kind == "DRAW_STOCK":
                 card, delta = game.drawn_card, 1
@@ -671,11 +694,11 @@ class GameEncoder:
             out[r0:r0 + n] = 0.0
             buf[r0 + (game.dealer - seat) % n] = 1.0
             cache.deal_index, cache.dealer = game.deal_index, game.dealer
-        buf[off["stock_size"]] = len(game.stock) / 108.0
-        buf[off["turn"]] = min(game.turn / 100.0, OBS_HIGH)
+        buf[self._stock0] = len(game.stock) / 108.0
+        buf[self._turn0] = min(game.turn / 100.0, OBS_HIGH)
         ph = game.phase
         # _PHASE_INDEX by identity: a dict lookup would hash the Phase (Python code)
-        phase = off["phase"] + (3 if pending else 1 if ph is _PLAY else 2 if ph is _DISCARD else 0)
+        phase = self._phase0 + (3 if pending else 1 if ph is _PLAY else 2 if ph is _DISCARD else 0)
         if phase != cache.phase:
             if cache.phase >= 0:
                 buf[cache.phase] = 0.0

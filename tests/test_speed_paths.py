@@ -4,6 +4,10 @@
   byte for byte those of ``encode_observation`` of the seat's view and of
   ``ActionTable.legal_mask(game.legal_moves())``, at every step of hypothesis games
   driven through action ids (openings chosen meld by meld included);
+- the mask ``CariocaState`` keeps from step to step (a bytearray whose ids set last time
+  are cleared at each refresh): the reference's bytes before every step of env games,
+  across resets, refused ids, ``forget()``, pending melds taken back, deep copies and
+  pickles;
 - the hand analysis: ``_prepare`` (per-suit tables) equals ``_prepare_reference`` (a
   walk over the cards), ``analyze`` (cached) equals an uncached analysis through the
   reference, ``deficiency_without`` / ``deficiency_with`` (bounded searches, or read from
@@ -27,6 +31,8 @@ How each test was seen to fail with its fast path broken on purpose is in
 from __future__ import annotations
 
 import copy
+import io
+import pickle
 import random
 import sys
 from collections.abc import Iterator
@@ -414,3 +420,118 @@ def test_clones_are_indistinguishable_from_deep_copies_under_play(seed: int, n: 
             # the generator unread: a shared one stays shared until a shuffle reads it
             assert _game_state(a, rng=False) == _game_state(b, rng=False)
         assert _game_state(a) == _game_state(b)
+
+
+# ---------------------------------------------------------------- the env's kept mask
+
+
+def _check_kept_mask(state: CariocaState, shown: np.ndarray | None = None) -> None:
+    """``state``'s mask (and ``shown``, the env's copy of it) is the bytes of the reference
+    ``legal_mask(legal_moves())``; ``is_legal`` agrees with it on every id; a caller
+    writing into the mask it got changes nothing kept; and the actor's observation is
+    ``encode_observation`` of its view."""
+    game = state.game  # is_legal: on every legal id and on 60 others
+    actor = game.current_player
+    reference = state.table.legal_mask(game.legal_moves(), actor, state.pending)
+    got = state.mask()
+    assert got.dtype == reference.dtype and got.tobytes() == reference.tobytes(), (len(game.moves), state.pending)
+    if shown is not None:
+        assert shown.tobytes() == reference.tobytes(), len(game.moves)
+    legal = np.flatnonzero(reference).tolist()
+    others = random.Random(len(game.moves)).sample(range(state.table.size), 60)
+    assert all(state.is_legal(a) for a in legal)
+    assert [state.is_legal(a) for a in others] == [bool(reference[a]) for a in others]
+    got[:] = 1  # a copy: the kept mask must not see it
+    assert state.mask().tobytes() == reference.tobytes()
+    if not game.game_over:
+        fast = state.observe(actor)
+        slow = encode_observation(game.view(actor), state.pending)
+        assert fast.tobytes() == slow.tobytes(), len(game.moves)
+
+
+def _repickled(state: CariocaState) -> CariocaState:
+    """``state`` through pickle, its (immutable, shared) action table passed by reference."""
+    table = state.table
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj: object) -> str | None:
+            return "table" if obj is table else None
+
+    class Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid: object) -> object:
+            return table
+
+    data = io.BytesIO()
+    Pickler(data).dump(state)
+    data.seek(0)
+    return Unpickler(data).load()
+
+
+def _random_ids(state: CariocaState, rng: random.Random, steps: int) -> None:
+    """Play up to ``steps`` random legal ids on ``state``, checking its mask before each."""
+    for _ in range(steps):
+        if state.game.game_over:
+            return
+        _check_kept_mask(state)
+        state.step(int(rng.choice(np.flatnonzero(state.mask()))))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 4),
+       deals=st.sampled_from([(1, 2, 3, 4, 5, 6, 7), (3, 7), (1, 4), (2,)]))
+def test_the_envs_kept_mask_equals_the_reference_at_every_step(seed: int, n: int, deals: tuple[int, ...]) -> None:
+    """The mask ``CariocaState`` keeps from step to step (clearing only the ids it set the
+    step before) is the bytes of ``legal_mask(legal_moves())`` before every step of env
+    games driven through action ids, and ``is_legal`` agrees with it on every id: across
+    resets and truncations, openings chosen meld by meld, refused steps (ids the mask
+    does not offer, which change nothing), ``forget()``, a pending meld taken back by
+    hand, and deep copies and pickles of the state taken mid-game and played on (the
+    original is checked again afterwards)."""
+    from carioca_env import carioca_v0
+    from carioca_env.action_state import IllegalActionError
+
+    env = carioca_v0.env(num_players=n, deals=deals, illegal_action="raise", max_turns=60)
+    raw = env.unwrapped
+    rng = random.Random(seed)
+    policy = BiasedPolicy(random.Random(seed + 1), joker_runs=True)
+    env.reset(seed=seed)
+    for _ in range(900):
+        obs, _reward, term, trunc, _info = env.last()
+        if term or trunc:
+            env.reset(seed=rng.randrange(2**31) if rng.random() < 0.5 else None)
+            continue
+        state = raw.carioca_state
+        assert state is not None
+        _check_kept_mask(state, obs["action_mask"])
+        mask = obs["action_mask"]
+        roll = rng.random()
+        if roll < 0.06:  # refused: nothing changes, the same mask is kept
+            illegal = int(rng.choice(np.flatnonzero(mask == 0)))
+            try:
+                env.step(illegal)
+            except IllegalActionError:
+                pass
+            else:
+                raise AssertionError(f"id {illegal} was not refused")
+            _check_kept_mask(state, env.last()[0]["action_mask"])
+        elif roll < 0.10:
+            state.forget()
+            _check_kept_mask(state)
+        elif roll < 0.12 and state.pending:  # take a meld back by hand, as forget() allows
+            state.pending.pop()
+            state.forget()
+            _check_kept_mask(state)
+            continue
+        elif roll < 0.14:
+            # the shared, immutable action table is kept out of the copy (it is most of its cost)
+            copied = copy.deepcopy(state, {id(state.table): state.table}) if rng.random() < 0.5 else _repickled(state)
+            _check_kept_mask(copied)
+            _random_ids(copied, random.Random(rng.random()), 12)
+            _check_kept_mask(state)
+        if state.pending:
+            action = int(rng.choice(np.flatnonzero(state.mask())))
+        else:
+            game = state.game
+            move = policy.choose(game) if rng.random() < 0.7 else rng.choice(game.legal_moves())
+            action = state.table.move_actions(move, game.current_player)[0]
+        env.step(action)
