@@ -37,7 +37,8 @@ Everything comes from the PlayerView; ties are broken by the agent's seeded gene
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, mul
 from typing import Any
 
 from carioca_agents.base import SeededAgent, forced_draw
@@ -528,8 +529,9 @@ class HeuristicAgent(SeededAgent, Explaining):
         nxt_size = view.hand_sizes[nxt]
         picked = view.picked_from_discard[nxt] if view.num_players > 1 else ()
         nxt_discarded = view.discarded[nxt]
-        hand_pen = sum(n * PENALTY[c] for c, n in enumerate(counts) if n)
+        hand_pen = sum(map(mul, counts, PENALTY))
         table_pen = {f: (1.0 - p["w_table_keep"]) * PENALTY[f] for f in fits_table if counts[f]}
+        table_pen_sum = sum(table_pen.values())
         whole = analyze(counts, contract)
         out_term, out_floor = self._out_term(unseen)
         whole_out = out_term(whole.outs)
@@ -543,10 +545,8 @@ class HeuristicAgent(SeededAgent, Explaining):
             later |= ext
         pending: list[tuple[float, int]] = []
         scored: list[tuple[float, int]] = []
-        for c in range(len(counts)):
-            if not counts[c]:
-                continue
-            pen_left = hand_pen - PENALTY[c] - sum(table_pen.values()) + (table_pen.get(c, 0.0) if counts[c] == 1 else 0.0)
+        for c in compress(range(len(counts)), counts):  # the types held, in card order
+            pen_left = hand_pen - PENALTY[c] - table_pen_sum + (table_pen.get(c, 0.0) if counts[c] == 1 else 0.0)
             other = w_pen * pen_left + self._feed_cost(c, table, nxt_open, picked, nxt_discarded, nxt_size, pen_left)
             if c in later:
                 other += p["w_ext"]
