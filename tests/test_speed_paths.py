@@ -14,18 +14,22 @@
   the outs of a cached analysis) equal the deficiency of the hand less / plus the card,
   and ``analysis_without`` (the hand's own analysis when no optimal plan uses the card)
   equals the analysis of the hand less the card, on every hand the heuristic meets;
-- the analysis with outs (a plain search first or the cover read from a cached hand one
-  card smaller, the search's pruning-only bounds) equals ``_analyze(..., tight=False)`` from nothing;
+- the analysis with outs (``_analyze``: leaves worked out in the node, outs and used
+  types kept as bit masks; a plain search first or the cover read from a cached hand one
+  card smaller; the search's pruning-only bounds) equals ``_analyze_reference(...,
+  tight=False)`` from nothing;
 - the heuristic's closed discard: ``_closed_best`` (candidates bounded before any
   search) ties the same candidates at the same costs, in the same order, as
   ``_closed_costs`` (every candidate searched);
 - the heuristic: the same seeds give the same moves with the fast paths and with every
   one of them replaced by its reference (no cache, no tables, no bounds);
 - ``Game.clone`` (the generator shared copy-on-use): a clone and a ``copy.deepcopy``
-  taken at the same moment stay equal under the same play, and so does the original.
+  taken at the same moment stay equal under the same play, and so does the original;
+- ``Game.view`` (built without the dataclass's ``__init__``) equals the view built
+  through it; ``groups_of`` (on rank masks) equals its rank-by-rank reference.
 
 How each test was seen to fail with its fast path broken on purpose is in
-``docs/results/2026-12-07-speed.md``.
+``docs/results/2026-12-07-speed.md`` and ``docs/results/2026-12-07-speed-third-pass.md``.
 """
 
 from __future__ import annotations

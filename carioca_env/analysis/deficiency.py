@@ -35,7 +35,10 @@ How it is computed (exact):
 Checked against brute force over the engine's :func:`~carioca_env.openings.enumerate_openings`
 (deficiency 0 to 2 and the outs, thousands of hands near a contract, jokers included).
 
-Results are cached per (hand, contract).
+Results are cached per (hand, contract).  A hand's outs are exactly the cards that cover
+one more, so a cached analysis with outs also gives the deficiency of the hand plus any
+card (:func:`deficiency_with`) and the cover of a hand one card bigger; and a card no
+optimal plan uses leaves the analysis as it is (:func:`analysis_without`).
 """
 
 from __future__ import annotations
