@@ -10,7 +10,7 @@ table, the public history, the hand sizes and the cards each opponent surely hol
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 
 from carioca_env.cards import cards_of
@@ -174,15 +174,11 @@ class PlayerView:
         return self.discard_pile[-1] if self.discard_pile else -1
 
 
-#: the names of :class:`PlayerView`'s fields, in order
-VIEW_FIELDS = tuple(f.name for f in fields(PlayerView))
-
-
 def make_view(values: dict[str, object]) -> PlayerView:
     """``PlayerView(**values)`` without the frozen dataclass's ``__init__``, which sets
     each of the 22 fields through ``object.__setattr__`` (a view is built at every
     decision of every agent: that was about 40% of ``Game.view``).  ``values`` must hold
-    exactly :data:`VIEW_FIELDS` (the tests compare the two constructions)."""
+    exactly :class:`PlayerView`'s fields (the tests compare the two constructions)."""
     view = object.__new__(PlayerView)
     view.__dict__.update(values)
     return view
