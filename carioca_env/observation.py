@@ -549,14 +549,12 @@ class GameEncoder:
             self._write_melds(game, seat, cache)
             recount = True
         if recount:
-            np.subtract(_DECK, out[self._pile], out=cache.base)
-            cache.base -= cache.table_counts
+            self._recount_base(cache)
         self._follow_events(game, seat, cache, recount)
         pile = game.discard
         if pile != cache.pile:  # a change the events did not tell (a recycled stock, a new deal)
             if self._write_pile(pile, cache):
-                np.subtract(_DECK, out[self._pile], out=cache.base)
-                cache.base -= cache.table_counts
+                self._recount_base(cache)
                 recount = True
         top = self._top0 + pile[-1] if pile else -1
         if top != cache.top:
@@ -607,11 +605,18 @@ class GameEncoder:
             parts += [_extra_values(extra, view, pending) for extra in self._extras]
         return np.concatenate(parts)
 
+    def _recount_base(self, cache: _SeatCache) -> None:
+        """``cache.base`` (the deck less the pile and the table, what unseen is the hand
+        short of) recomputed from the pile counts in ``cache.out`` and the table's."""
+        np.subtract(_DECK, cache.out[self._pile], out=cache.base)
+        cache.base -= cache.table_counts
+
     def _follow_events(self, game: Game, seat: int, cache: _SeatCache, recount: bool) -> None:
         """Apply the public events since the seat's last look to its hand, the
         discarded-by pieces and the discard pile card by card, with ``cache.hand``,
         ``cache.discarded`` and ``cache.pile`` (the lists those pieces now show) moved
-        alike, and ``cache.base``; unseen too unless ``recount`` (then it is recomputed).  The caller compares those lists with the game's and rewrites a
+        alike, and ``cache.base``; unseen too unless ``recount`` (then it is
+        recomputed).  The caller compares those lists with the game's and rewrites a
         piece whole where they differ, so an event read wrongly costs time, never
         correctness.  A seat's stock draw shows no card: the game's ``drawn_card`` is
         the card of the latest draw."""
